@@ -1,0 +1,85 @@
+/* grammar.h: log patterns as data (the .rules files in grammars/), compiled with PCRE2 JIT.
+ *
+ * A rule turns a matching line into an event of kind <rule name>, with its
+ * named captures as fields. Every rule carries real sample lines; a sample that
+ * does not produce its own rule's event (with the expected fields) is a failing
+ * self-test. The file format is documented in docs/grammars.md. */
+#ifndef NF_GRAMMAR_H
+#define NF_GRAMMAR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "line_prefix.h"
+#include "util.h"
+
+#define GRAMMAR_MAX_FIELDS 24
+#define FAM_ANY FAM_COUNT /* a rule for every family */
+
+struct rule;
+struct grammar;
+
+struct rule_sample {
+	char *line;     /* the raw line, with its wrappers and header */
+	char *expect;   /* "name=value name2=\"v w\"" or NULL */
+	char *file;     /* where it was written, for messages */
+	int line_no;
+};
+
+struct match_field {
+	const char *name;
+	const char *value; /* points into the matched line */
+	size_t len;
+};
+
+struct grammar_match {
+	const struct rule *rule;
+	int nfields;
+	struct match_field fields[GRAMMAR_MAX_FIELDS];
+};
+
+/* Limits on each regex match (catastrophic patterns end with an error). */
+struct grammar_limits {
+	unsigned match_limit;
+	unsigned depth_limit;
+};
+
+struct grammar *grammar_new(void);
+void grammar_free(struct grammar *g);
+/* Loads every *.rules file of dir (sorted by name). Returns -1 and fills err
+ * on the first bad file ("file:line: message"). */
+int grammar_load_dir(struct grammar *g, const char *dir, struct errbuf *err);
+int grammar_load_file(struct grammar *g, const char *path, struct errbuf *err);
+/* Builds the dispatch tables; call once after loading. */
+void grammar_finish(struct grammar *g);
+
+/* The directories rules are read from, in order: the built-in directory
+ * (next to the binary or under the install prefix), $NCCLFORENSIC_GRAMMARS
+ * (colon-separated) and each --grammar-dir. Loads them all. */
+int grammar_load_default(struct grammar *g, const char *const *extra_dirs, size_t n_extra,
+			 struct errbuf *err);
+/* The built-in grammar directory that grammar_load_default() found. */
+const char *grammar_builtin_dir(void);
+
+/* Matches a parsed line; true and *m filled on the first rule that matches.
+ * A regex that exceeds its limits counts as no match and is counted in
+ * grammar_limit_hits(). */
+bool grammar_match(const struct grammar *g, const struct line_parts *lp, struct grammar_match *m);
+long grammar_limit_hits(const struct grammar *g);
+
+size_t grammar_rule_count(const struct grammar *g);
+const struct rule *grammar_rule(const struct grammar *g, size_t i);
+const char *rule_name(const struct rule *r);
+const char *rule_class(const struct rule *r);
+const char *rule_file(const struct rule *r);
+int rule_family(const struct rule *r);
+size_t rule_index(const struct rule *r);
+size_t rule_sample_count(const struct rule *r);
+const struct rule_sample *rule_sample(const struct rule *r, size_t i);
+
+/* Runs every sample through the full line path; prints one line per failure
+ * to out (if not NULL) and returns the number of failures. *n_checked gets
+ * the number of samples checked. */
+int grammar_selftest(const struct grammar *g, void *out_file, int *n_checked);
+
+#endif

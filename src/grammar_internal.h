@@ -1,0 +1,55 @@
+/* grammar_internal.h: the rule and grammar structures shared by
+ * grammar_load.c, grammar_match.c and grammar_selftest.c only. */
+#ifndef NF_GRAMMAR_INTERNAL_H
+#define NF_GRAMMAR_INTERNAL_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include "grammar.h"
+
+struct rule_regex {
+	char *pattern;
+	pcre2_code *code;
+	/* named groups: number -> name */
+	int ngroups;
+	int group_num[GRAMMAR_MAX_FIELDS];
+	char *group_name[GRAMMAR_MAX_FIELDS];
+};
+
+struct rule {
+	char *name;
+	char *file;
+	int line_no;        /* where "rule" was written */
+	size_t index;       /* load order */
+	int family;         /* FAM_* or FAM_ANY */
+	char level;         /* 0 = any level */
+	char *class_name;   /* marker class; "info" by default */
+	char *starts;       /* message prefix literal, or NULL */
+	size_t starts_len;
+	char *contains;     /* literal the message must contain, or NULL */
+	size_t contains_len;
+	struct rule_regex *regex;
+	size_t nregex, regex_cap;
+	struct rule_sample *samples;
+	size_t nsamples, samples_cap;
+};
+
+/* A dispatch list: candidate rules for one family and one first byte. */
+struct rule_list {
+	const struct rule **items;
+	size_t n;
+};
+
+struct grammar {
+	struct rule **rules;
+	size_t nrules, rules_cap;
+	struct rule_list dispatch[FAM_COUNT][256];
+	pcre2_match_data *md;
+	pcre2_match_context *mctx;
+	struct grammar_limits limits;
+	long limit_hits;
+	bool finished;
+};
+
+#endif

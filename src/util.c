@@ -1,0 +1,316 @@
+/* util.c: x-allocators, diagnostics, byte buffers. See util.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <limits.h>
+
+bool diag_quiet;
+static long diag_counter;
+
+static _Noreturn void out_of_memory(size_t n)
+{
+	fprintf(stderr, NF_PROG ": fatal: out of memory (%zu bytes)\n", n);
+	exit(NF_EXIT_INTERNAL);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t count, size_t size)
+{
+	void *p = calloc(count ? count : 1, size ? size : 1);
+	if (!p)
+		out_of_memory(count * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct buf b = {0};
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (!b.data)
+		return xstrdup("");
+	return b.data;
+}
+
+void xgrow(void *items_ptr, size_t *cap, size_t need, size_t item_size)
+{
+	void **items = items_ptr;
+	if (need <= *cap)
+		return;
+	size_t n = *cap ? *cap : 8;
+	while (n < need)
+		n *= 2;
+	*items = xrealloc(*items, n * item_size);
+	*cap = n;
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	fputs(NF_PROG ": fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(NF_EXIT_INTERNAL);
+}
+
+int errbuf_set(struct errbuf *e, const char *fmt, ...)
+{
+	if (e) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+void diag_input(const char *path, long line, const char *fmt, ...)
+{
+	diag_counter++;
+	if (diag_quiet)
+		return;
+	va_list ap;
+	if (line > 0)
+		fprintf(stderr, NF_PROG ": %s:%ld: ", path ? path : "-", line);
+	else
+		fprintf(stderr, NF_PROG ": %s: ", path ? path : "-");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void diag_warn(const char *fmt, ...)
+{
+	if (diag_quiet)
+		return;
+	va_list ap;
+	fputs(NF_PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+long diag_count(void)
+{
+	return diag_counter;
+}
+
+void buf_reserve(struct buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need <= b->cap)
+		return;
+	size_t n = b->cap ? b->cap : 64;
+	while (n < need)
+		n *= 2;
+	b->data = xrealloc(b->data, n);
+	b->cap = n;
+}
+
+void buf_append(struct buf *b, const void *p, size_t n)
+{
+	buf_reserve(b, n);
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void buf_putc(struct buf *b, char c)
+{
+	buf_reserve(b, 1);
+	b->data[b->len++] = c;
+	b->data[b->len] = '\0';
+}
+
+void buf_puts(struct buf *b, const char *s)
+{
+	buf_append(b, s, strlen(s));
+}
+
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap2);
+	va_end(ap2);
+	if (n < 0)
+		return;
+	buf_reserve(b, (size_t)n);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	b->len += (size_t)n;
+}
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(b, fmt, ap);
+	va_end(ap);
+}
+
+void buf_clear(struct buf *b)
+{
+	b->len = 0;
+	if (b->data)
+		b->data[0] = '\0';
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_seq_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if ((c & 0xE0) == 0xC0) {
+		len = 2;
+		min = 0x80;
+		c &= 0x1F;
+	} else if ((c & 0xF0) == 0xE0) {
+		len = 3;
+		min = 0x800;
+		c &= 0x0F;
+	} else if ((c & 0xF8) == 0xF0) {
+		len = 4;
+		min = 0x10000;
+		c &= 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3F);
+	}
+	if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+void buf_json_str(struct buf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	buf_reserve(b, n + 2);
+	buf_putc(b, '"');
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i];
+		if (c == '"' || c == '\\') {
+			buf_putc(b, '\\');
+			buf_putc(b, (char)c);
+			i++;
+		} else if (c == '\n') {
+			buf_puts(b, "\\n");
+			i++;
+		} else if (c == '\t') {
+			buf_puts(b, "\\t");
+			i++;
+		} else if (c == '\r') {
+			buf_puts(b, "\\r");
+			i++;
+		} else if (c < 0x20 || c == 0x7F) {
+			buf_printf(b, "\\u%04x", c);
+			i++;
+		} else if (c < 0x80) {
+			buf_putc(b, (char)c);
+			i++;
+		} else {
+			size_t len = utf8_seq_len(p + i, n - i);
+			if (len == 0) {
+				buf_puts(b, "\xEF\xBF\xBD");
+				i++;
+			} else {
+				buf_append(b, p + i, len);
+				i += len;
+			}
+		}
+	}
+	buf_putc(b, '"');
+}
+
+bool str_starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_ends(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+bool parse_long(const char **p, const char *end, long *out)
+{
+	const char *s = *p;
+	bool neg = false;
+	long v = 0;
+	if (s < end && (*s == '-' || *s == '+')) {
+		neg = *s == '-';
+		s++;
+	}
+	const char *digits = s;
+	while (s < end && *s >= '0' && *s <= '9') {
+		if (v > (LONG_MAX / 10 - 1))
+			return false;
+		v = v * 10 + (*s - '0');
+		s++;
+	}
+	if (s == digits)
+		return false;
+	*out = neg ? -v : v;
+	*p = s;
+	return true;
+}
+
+const char *mem_find(const char *hay, size_t n, const char *needle, size_t m)
+{
+	return memmem(hay, n, needle, m);
+}

@@ -1,0 +1,90 @@
+/* util.h: the conventions every module shares.
+ *
+ * Allocation: the x-allocators never return NULL; on exhaustion they print one
+ * line and exit with NF_EXIT_INTERNAL.
+ *
+ * Errors, one pattern everywhere:
+ *   - a function that can fail because of its *input* returns -1 and fills a
+ *     struct errbuf with a one-line message (no file name: the caller knows it);
+ *   - the caller either reports it with diag_input(path, line, ...) and goes on,
+ *     or gives up with die() when nothing sensible can follow;
+ *   - die() is for internal errors and impossible states only (exit 4).
+ */
+#ifndef NF_UTIL_H
+#define NF_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+#include <stdbool.h>
+
+enum nf_exit {
+	NF_EXIT_OK = 0,        /* everything ingested / done */
+	NF_EXIT_INPUT = 1,     /* case written, some input skipped */
+	NF_EXIT_USAGE = 2,     /* bad command line */
+	NF_EXIT_NOTHING = 3,   /* nothing could be ingested / case unreadable */
+	NF_EXIT_INTERNAL = 4,  /* internal error */
+};
+
+#define NF_PROG "ncclforensic"
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+#if defined(__GNUC__)
+#define NF_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define NF_PRINTF(f, a)
+#endif
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t count, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) NF_PRINTF(1, 2);
+/* Grows *items (of item_size bytes each) so that it holds at least need items. */
+void xgrow(void *items_ptr, size_t *cap, size_t need, size_t item_size);
+
+_Noreturn void die(const char *fmt, ...) NF_PRINTF(1, 2);
+
+/* A one-line error message from a function that failed on its input. */
+struct errbuf {
+	char msg[512];
+};
+/* Fills e (if not NULL) and returns -1, so callers can write
+ * `return errbuf_set(err, "bad thing %d", x);`. */
+int errbuf_set(struct errbuf *e, const char *fmt, ...) NF_PRINTF(2, 3);
+
+/* Diagnostics about input, one line each: "ncclforensic: PATH:LINE: message".
+ * line <= 0 leaves the line number out. Counted in diag_count(). Silenced (but
+ * still counted) when diag_quiet is set. */
+void diag_input(const char *path, long line, const char *fmt, ...) NF_PRINTF(3, 4);
+void diag_warn(const char *fmt, ...) NF_PRINTF(1, 2);
+long diag_count(void);
+extern bool diag_quiet;
+
+/* A growable byte buffer. Invariant: data is NULL only while cap == 0; when
+ * data is not NULL it is NUL-terminated at len. */
+struct buf {
+	char *data;
+	size_t len, cap;
+};
+void buf_reserve(struct buf *b, size_t extra);
+void buf_append(struct buf *b, const void *p, size_t n);
+void buf_putc(struct buf *b, char c);
+void buf_puts(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) NF_PRINTF(2, 3);
+void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+void buf_clear(struct buf *b);
+void buf_free(struct buf *b);
+/* Appends s as a JSON string literal (with quotes), escaping as needed;
+ * invalid UTF-8 bytes become U+FFFD. */
+void buf_json_str(struct buf *b, const char *s, size_t n);
+
+/* Small string helpers. */
+bool str_starts(const char *s, const char *prefix);
+bool str_ends(const char *s, const char *suffix);
+/* Parses a decimal integer at *p, advancing *p; returns false if none. */
+bool parse_long(const char **p, const char *end, long *out);
+const char *mem_find(const char *hay, size_t n, const char *needle, size_t m);
+
+#endif
