@@ -1,0 +1,249 @@
+/* attribution.c: see attribution.h. The order matters: hosts of sources
+ * first (paths are matched against host names the content revealed), then
+ * processes (host, pid, rank, local rank), then ranks, then the rank of every
+ * source and event that did not carry one. */
+#include "attribution.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_db.h"
+#include "util.h"
+
+/* Host names the content reveals: NCCL prefixes, syslog hosts, identity
+ * lines, torchrun failure reports. */
+static const char known_hosts_sql[] =
+	"SELECT host FROM events WHERE host IS NOT NULL AND host <> '' "
+	"UNION SELECT content_host FROM sources WHERE content_host IS NOT NULL "
+	"UNION SELECT json_extract(fields, '$.host') FROM events "
+	"  WHERE kind IN ('app_rank_identity', 'torchrun_failure_host') AND json_extract(fields, '$.host') IS NOT NULL";
+
+struct strset {
+	char **items;
+	size_t n, cap;
+};
+
+static bool set_has(const struct strset *s, const char *x, size_t len)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strlen(s->items[i]) == len && memcmp(s->items[i], x, len) == 0)
+			return true;
+	return false;
+}
+
+static void set_free(struct strset *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->items[i]);
+	free(s->items);
+}
+
+/* Index (0-based) of the path component equal to a known host, -1 if none;
+ * its text in *comp and *clen. */
+static int host_component(const struct strset *hosts, const char *path, const char **comp, size_t *clen)
+{
+	int idx = 0;
+	const char *p = path;
+	for (;;) {
+		const char *slash = strchr(p, '/');
+		if (!slash)
+			return -1; /* the last component is the file name */
+		size_t n = (size_t)(slash - p);
+		if (n && set_has(hosts, p, n)) {
+			*comp = p;
+			*clen = n;
+			return idx;
+		}
+		idx++;
+		p = slash + 1;
+	}
+}
+
+static const char *component_at(const char *path, int depth, size_t *len)
+{
+	const char *p = path;
+	for (int i = 0; i < depth; i++) {
+		const char *slash = strchr(p, '/');
+		if (!slash)
+			return NULL;
+		p = slash + 1;
+	}
+	const char *slash = strchr(p, '/');
+	if (!slash)
+		return NULL; /* a file name, not a directory */
+	*len = (size_t)(slash - p);
+	return p;
+}
+
+static void resolve_source_hosts(sqlite3 *db)
+{
+	struct strset hosts = {0};
+	sqlite3_stmt *st = db_prepare(db, known_hosts_sql);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(st, 0);
+		if (!h || !*h || set_has(&hosts, h, strlen(h)))
+			continue;
+		xgrow(&hosts.items, &hosts.cap, hosts.n + 1, sizeof(*hosts.items));
+		hosts.items[hosts.n++] = xstrdup(h);
+	}
+	sqlite3_finalize(st);
+
+	/* the path depth where host names usually sit */
+	int depth_votes[16] = {0};
+	st = db_prepare(db, "SELECT path FROM sources");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *comp;
+		size_t clen;
+		int d = host_component(&hosts, (const char *)sqlite3_column_text(st, 0), &comp, &clen);
+		if (d >= 0 && d < 16)
+			depth_votes[d]++;
+	}
+	sqlite3_finalize(st);
+	int host_depth = -1, best = 0;
+	for (int d = 0; d < 16; d++)
+		if (depth_votes[d] > best) {
+			best = depth_votes[d];
+			host_depth = d;
+		}
+
+	sqlite3_stmt *upd = db_prepare(db, "UPDATE sources SET host=? WHERE source_id=?");
+	st = db_prepare(db, "SELECT source_id, path, content_host FROM sources WHERE host IS NULL");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *path = (const char *)sqlite3_column_text(st, 1);
+		const char *content = (const char *)sqlite3_column_text(st, 2);
+		const char *comp = NULL;
+		size_t clen = 0;
+		if (host_component(&hosts, path, &comp, &clen) < 0) {
+			comp = NULL;
+			if (host_depth >= 0 && best >= 2)
+				comp = component_at(path, host_depth, &clen);
+		}
+		/* the directory a file sits in wins over what it mentions (a
+		 * console can quote other hosts); content decides otherwise */
+		if (!comp && content && *content) {
+			comp = content;
+			clen = strlen(content);
+		}
+		if (!comp)
+			continue;
+		sqlite3_bind_text(upd, 1, comp, (int)clen, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(upd, 2, id);
+		db_step_done(upd);
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(upd);
+	set_free(&hosts);
+}
+
+static const char procs_sql[] =
+	"DELETE FROM procs;\n"
+	/* the training script's identity line */
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT json_extract(fields,'$.host'), json_extract(fields,'$.pid'), json_extract(fields,'$.rank'),\n"
+	"         json_extract(fields,'$.local_rank'), 'identity line'\n"
+	"  FROM events WHERE kind = 'app_rank_identity';\n"
+	/* torchrun's failure report: time / host / rank (local_rank) / exitcode (pid) blocks */
+	"WITH f AS (\n"
+	"  SELECT e.*, sum(CASE WHEN kind IN ('torchrun_failure_index','torchrun_failure_time') THEN 1 ELSE 0 END)\n"
+	"         OVER (PARTITION BY source_id ORDER BY line_no) AS blk\n"
+	"  FROM events e WHERE kind LIKE 'torchrun_failure_%'),\n"
+	"b AS (\n"
+	"  SELECT source_id, blk,\n"
+	"    max(CASE WHEN kind='torchrun_failure_host' THEN json_extract(fields,'$.host') END) AS host,\n"
+	"    max(CASE WHEN kind='torchrun_failure_rank' THEN json_extract(fields,'$.rank') END) AS rank,\n"
+	"    max(CASE WHEN kind='torchrun_failure_rank' THEN json_extract(fields,'$.local_rank') END) AS local_rank,\n"
+	"    max(CASE WHEN kind='torchrun_failure_exitcode' THEN json_extract(fields,'$.pid') END) AS pid\n"
+	"  FROM f GROUP BY source_id, blk)\n"
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT host, pid, rank, local_rank, 'torchrun failure report' FROM b\n"
+	"  WHERE rank IS NOT NULL AND rank >= 0;\n"
+	/* lines that carry both wrappers: [default1]:[rank3]: */
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT DISTINCT host, NULL, rank, local_rank, 'rank and local-rank prefixes'\n"
+	"  FROM events WHERE rank IS NOT NULL AND local_rank IS NOT NULL AND host IS NOT NULL;\n"
+	/* per-rank files: their [rankN] lines, path local rank, NCCL pid */
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT host, pid, rank, local_rank, 'per-rank file'\n"
+	"  FROM sources WHERE rank IS NOT NULL AND host IS NOT NULL AND kind = 'rank_log';\n"
+	/* the first communicator of a process spans the world: its rank is global */
+	"WITH w AS (SELECT max(json_extract(fields,'$.nranks')) AS n FROM events WHERE kind='nccl_comm_init')\n"
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT DISTINCT e.host, e.pid, json_extract(e.fields,'$.comm_rank'), e.local_rank, 'NCCL world communicator'\n"
+	"  FROM events e, w WHERE e.kind='nccl_comm_init' AND json_extract(e.fields,'$.nranks') = w.n\n"
+	"    AND json_extract(e.fields,'$.api') NOT LIKE '%Split%' AND e.pid IS NOT NULL;\n"
+	/* NCCL lines in per-rank files and consoles tie pid to local rank */
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT DISTINCT host, pid, NULL, local_rank, 'NCCL prefix and local rank'\n"
+	"  FROM events WHERE kind LIKE 'nccl_%' AND pid IS NOT NULL AND local_rank IS NOT NULL AND host IS NOT NULL;\n"
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT s.host, json_extract(e.fields,'$.pid'), NULL, json_extract(e.fields,'$.local_rank'), 'torchrun exit line'\n"
+	"  FROM events e JOIN sources s USING(source_id) WHERE e.kind='torchrun_worker_failed';\n"
+	/* complete rows from each other: (host, local_rank) <-> rank, (host, pid) <-> rank */
+	"UPDATE procs SET rank = (SELECT p.rank FROM procs p WHERE p.rank IS NOT NULL AND p.host = procs.host\n"
+	"    AND p.pid = procs.pid LIMIT 1) WHERE rank IS NULL AND pid IS NOT NULL;\n"
+	"UPDATE procs SET rank = (SELECT p.rank FROM procs p WHERE p.rank IS NOT NULL AND p.host = procs.host\n"
+	"    AND p.local_rank = procs.local_rank LIMIT 1) WHERE rank IS NULL AND local_rank IS NOT NULL;\n"
+	"UPDATE procs SET local_rank = (SELECT p.local_rank FROM procs p WHERE p.local_rank IS NOT NULL\n"
+	"    AND p.host = procs.host AND p.rank = procs.rank LIMIT 1) WHERE local_rank IS NULL AND rank IS NOT NULL;\n"
+	"UPDATE procs SET pid = (SELECT p.pid FROM procs p WHERE p.pid IS NOT NULL\n"
+	"    AND p.host = procs.host AND p.rank = procs.rank LIMIT 1) WHERE pid IS NULL AND rank IS NOT NULL;\n"
+	"DELETE FROM procs WHERE rowid NOT IN (SELECT min(rowid) FROM procs\n"
+	"    GROUP BY host, pid, rank, local_rank);\n"
+	"CREATE INDEX IF NOT EXISTS procs_host_pid ON procs(host, pid);\n"
+	"CREATE INDEX IF NOT EXISTS procs_host_local ON procs(host, local_rank);\n";
+
+static const char ranks_sql[] =
+	"DELETE FROM ranks;\n"
+	"INSERT INTO ranks(rank, host, local_rank, pid, evidence)\n"
+	"  SELECT rank,\n"
+	"    (SELECT host FROM procs p2 WHERE p2.rank = p.rank AND host IS NOT NULL GROUP BY host ORDER BY count(*) DESC, host LIMIT 1),\n"
+	"    (SELECT local_rank FROM procs p2 WHERE p2.rank = p.rank AND local_rank IS NOT NULL GROUP BY local_rank ORDER BY count(*) DESC LIMIT 1),\n"
+	"    (SELECT pid FROM procs p2 WHERE p2.rank = p.rank AND pid IS NOT NULL GROUP BY pid ORDER BY count(*) DESC LIMIT 1),\n"
+	"    group_concat(DISTINCT evidence)\n"
+	"  FROM procs p WHERE rank IS NOT NULL GROUP BY rank;\n"
+	/* ranks seen only in flight-recorder dumps or wrappers */
+	"INSERT OR IGNORE INTO ranks(rank, host)\n"
+	"  SELECT DISTINCT e.rank, s.host FROM events e JOIN sources s USING(source_id) WHERE e.rank IS NOT NULL;\n"
+	/* the GPU of each rank, from its first NCCL init line */
+	"UPDATE ranks SET\n"
+	"  cuda_dev = (SELECT json_extract(fields,'$.cuda_dev') FROM events e WHERE e.kind='nccl_comm_init'\n"
+	"     AND e.host = ranks.host AND e.pid = ranks.pid ORDER BY event_id LIMIT 1),\n"
+	"  nvml_dev = (SELECT json_extract(fields,'$.nvml_dev') FROM events e WHERE e.kind='nccl_comm_init'\n"
+	"     AND e.host = ranks.host AND e.pid = ranks.pid ORDER BY event_id LIMIT 1),\n"
+	"  bus_id = (SELECT CAST(json_extract(fields,'$.bus_id') AS TEXT) FROM events e WHERE e.kind='nccl_comm_init'\n"
+	"     AND e.host = ranks.host AND e.pid = ranks.pid ORDER BY event_id LIMIT 1);\n"
+	"UPDATE ranks SET pci = pci_from_bus_id(bus_id) WHERE bus_id IS NOT NULL;\n";
+
+static const char fill_sql[] =
+	/* sources: per-rank files without a [rankN] line get it from host + local rank */
+	"UPDATE sources SET rank = (SELECT r.rank FROM ranks r WHERE r.host = sources.host\n"
+	"    AND r.local_rank = sources.local_rank)\n"
+	"  WHERE rank IS NULL AND local_rank IS NOT NULL AND host IS NOT NULL;\n"
+	"UPDATE sources SET rank = (SELECT p.rank FROM procs p WHERE p.host = sources.host AND p.pid = sources.pid\n"
+	"    AND p.rank IS NOT NULL LIMIT 1)\n"
+	"  WHERE rank IS NULL AND pid IS NOT NULL AND host IS NOT NULL AND kind IN ('nccl_debug','rank_log');\n"
+	"UPDATE sources SET local_rank = (SELECT r.local_rank FROM ranks r WHERE r.rank = sources.rank)\n"
+	"  WHERE local_rank IS NULL AND rank IS NOT NULL;\n"
+	"UPDATE sources SET pid = (SELECT r.pid FROM ranks r WHERE r.rank = sources.rank)\n"
+	"  WHERE pid IS NULL AND rank IS NOT NULL AND kind IN ('rank_log');\n"
+	/* events: host from their source; rank from local rank, pid or source */
+	"UPDATE events SET host = (SELECT s.host FROM sources s WHERE s.source_id = events.source_id)\n"
+	"  WHERE host IS NULL;\n"
+	"UPDATE events SET rank = coalesce(\n"
+	"    (SELECT r.rank FROM ranks r WHERE r.host = events.host AND r.local_rank = events.local_rank),\n"
+	"    (SELECT p.rank FROM procs p WHERE p.host = events.host AND p.pid = events.pid AND p.rank IS NOT NULL),\n"
+	"    (SELECT s.rank FROM sources s WHERE s.source_id = events.source_id))\n"
+	"  WHERE rank IS NULL;\n"
+	"UPDATE events SET local_rank = (SELECT r.local_rank FROM ranks r WHERE r.rank = events.rank)\n"
+	"  WHERE local_rank IS NULL AND rank IS NOT NULL;\n";
+
+void attribution_run(sqlite3 *db)
+{
+	resolve_source_hosts(db);
+	db_exec(db, "UPDATE events SET host = (SELECT s.host FROM sources s WHERE s.source_id = events.source_id)"
+		    " WHERE host IS NULL");
+	db_exec(db, procs_sql);
+	db_exec(db, ranks_sql);
+	db_exec(db, fill_sql);
+}

@@ -1,0 +1,236 @@
+/* case_db.c: see case_db.h. */
+#include "case_db.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "case_schema.h"
+#include "lines_vtab.h"
+#include "sql_functions.h"
+
+void db_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		fprintf(stderr, NF_PROG ": fatal: SQL error: %s\n  in: %.200s\n", msg ? msg : "?", sql);
+		sqlite3_free(msg);
+		exit(NF_EXIT_INTERNAL);
+	}
+}
+
+sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		die("SQL prepare: %s\n  in: %.300s", sqlite3_errmsg(db), sql);
+	return st;
+}
+
+void db_bind_text(sqlite3_stmt *st, int i, const char *s, int len)
+{
+	if (s)
+		sqlite3_bind_text(st, i, s, len, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+void db_bind_int_or_null(sqlite3_stmt *st, int i, int64_t v, bool present)
+{
+	if (present)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+void db_step_done(sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		die("SQL step: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+}
+
+int64_t db_int(sqlite3 *db, const char *sql, int64_t def)
+{
+	sqlite3_stmt *st = db_prepare(db, sql);
+	int64_t v = def;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+const char *db_meta_get(sqlite3 *db, const char *key, char *out, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key=?", -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	const char *res = NULL;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0)) {
+		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+		res = out;
+	}
+	sqlite3_finalize(st);
+	return res;
+}
+
+void db_meta_set(sqlite3 *db, const char *key, const char *value)
+{
+	sqlite3_stmt *st = db_prepare(db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	db_bind_text(st, 2, value, -1);
+	db_step_done(st);
+	sqlite3_finalize(st);
+}
+
+void case_register(sqlite3 *db)
+{
+	lines_vtab_register(db);
+	sql_functions_register(db);
+}
+
+sqlite3 *case_open(const char *path, bool readonly, struct errbuf *err)
+{
+	if (access(path, F_OK) != 0) {
+		errbuf_set(err, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	sqlite3 *db = NULL;
+	int flags = readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+		errbuf_set(err, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+		sqlite3_close(db);
+		return NULL;
+	}
+	case_register(db);
+	sqlite3_busy_timeout(db, 2000);
+	char buf[64];
+	if (!db_meta_get(db, "schema_version", buf, sizeof(buf))) {
+		errbuf_set(err, "%s: not a case database (no schema_version in meta)", path);
+		sqlite3_close(db);
+		return NULL;
+	}
+	long v = strtol(buf, NULL, 10);
+	if (v > NF_SCHEMA_VERSION) {
+		errbuf_set(err, "%s: case written by a newer ncclforensic (schema %ld, this one reads up to %d); "
+				"upgrade ncclforensic or ingest again",
+			   path, v, NF_SCHEMA_VERSION);
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+void case_close(sqlite3 *db)
+{
+	sqlite3_close(db);
+}
+
+static char *tmp_in_use;
+
+const char *case_writer_tmp_path(void)
+{
+	return tmp_in_use;
+}
+
+int case_writer_open(struct case_writer *w, const char *target, struct errbuf *err)
+{
+	memset(w, 0, sizeof(*w));
+	w->target = xstrdup(target);
+	const char *slash = strrchr(target, '/');
+	char *dir = slash ? xstrndup(target, (size_t)(slash - target)) : xstrdup(".");
+	if (!*dir) {
+		free(dir);
+		dir = xstrdup("/");
+	}
+	char *tmpl = xasprintf("%s/.%s.tmp-XXXXXX", dir, slash ? slash + 1 : target);
+	int fd = mkstemp(tmpl);
+	if (fd < 0) {
+		int rc = errbuf_set(err, "cannot write the case in %s: %s", dir, strerror(errno));
+		free(dir);
+		free(tmpl);
+		free(w->target);
+		return rc;
+	}
+	close(fd);
+	free(dir);
+	w->tmp_path = tmpl;
+	tmp_in_use = tmpl;
+	if (sqlite3_open(tmpl, &w->db) != SQLITE_OK) {
+		int rc = errbuf_set(err, "%s: %s", tmpl, sqlite3_errmsg(w->db));
+		case_writer_abort(w);
+		return rc;
+	}
+	case_register(w->db);
+	db_exec(w->db, "PRAGMA page_size=16384; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+		       "PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536; PRAGMA temp_store=MEMORY;");
+	db_exec(w->db, "BEGIN");
+	db_exec(w->db, case_schema_ingest_sql);
+	db_exec(w->db, case_schema_analysis_sql);
+	w->ins_source = db_prepare(w->db, "INSERT INTO sources(source_id, path, container, kind, mtime) VALUES(?,?,?,?,?)");
+	w->upd_source = db_prepare(w->db,
+				   "UPDATE sources SET kind=?, rank=?, local_rank=?, pid=?, content_host=?, bytes=?, lines=?, "
+				   "stored_lines=?, skipped_lines=?, skip_reason=?, truncated_lines=?, events=?, first_time_us=?, "
+				   "last_time_us=?, year_used=?, error=? WHERE source_id=?");
+	w->ins_block = db_prepare(w->db, "INSERT INTO line_blocks(source_id, block_no, first_line, n_lines, min_time_us, "
+					 "max_time_us, raw_bytes, data) VALUES(?,?,?,?,?,?,?,?)");
+	w->ins_event = db_prepare(w->db, "INSERT INTO events(source_id, line_no, kind, class, host, rank, local_rank, pid, "
+					 "tid, dev, level, time_us, clock, fields) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	w->ins_meta = db_prepare(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+	char v[16];
+	snprintf(v, sizeof(v), "%d", NF_SCHEMA_VERSION);
+	db_meta_set(w->db, "schema_version", v);
+	return 0;
+}
+
+static void finalize_all(struct case_writer *w)
+{
+	sqlite3_stmt *sts[] = {w->ins_source, w->upd_source, w->ins_block, w->ins_event, w->ins_meta};
+	for (size_t i = 0; i < ARRAY_LEN(sts); i++)
+		sqlite3_finalize(sts[i]);
+	w->ins_source = w->upd_source = w->ins_block = w->ins_event = w->ins_meta = NULL;
+}
+
+int case_writer_commit(struct case_writer *w, struct errbuf *err)
+{
+	finalize_all(w);
+	db_exec(w->db, "COMMIT");
+	if (sqlite3_close(w->db) != SQLITE_OK) {
+		int rc = errbuf_set(err, "%s: %s", w->tmp_path, sqlite3_errmsg(w->db));
+		case_writer_abort(w);
+		return rc;
+	}
+	w->db = NULL;
+	if (rename(w->tmp_path, w->target) != 0) {
+		int rc = errbuf_set(err, "cannot rename the case to %s: %s", w->target, strerror(errno));
+		case_writer_abort(w);
+		return rc;
+	}
+	tmp_in_use = NULL;
+	free(w->tmp_path);
+	free(w->target);
+	w->tmp_path = w->target = NULL;
+	return 0;
+}
+
+void case_writer_abort(struct case_writer *w)
+{
+	finalize_all(w);
+	if (w->db) {
+		sqlite3_close(w->db);
+		w->db = NULL;
+	}
+	if (w->tmp_path) {
+		unlink(w->tmp_path);
+		tmp_in_use = NULL;
+		free(w->tmp_path);
+		w->tmp_path = NULL;
+	}
+	free(w->target);
+	w->target = NULL;
+}

@@ -1,0 +1,209 @@
+/* cmd_sql.c: `ncclforensic sql CASE.db [QUERY]`: runs SQL on a case with the
+ * `lines` table and the helper functions registered. Without QUERY, reads
+ * statements from standard input, one per line. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_db.h"
+#include "commands.h"
+#include "util.h"
+
+enum out_mode { OUT_TABLE, OUT_TSV, OUT_CSV, OUT_JSON };
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: " NF_PROG " sql CASE.db [QUERY] [--tsv|--csv|--json] [--header]\n"
+		     "  runs QUERY (or each line of standard input) and prints the rows;\n"
+		     "  the default output is an aligned table with a header.\n");
+}
+
+static void print_csv_field(const char *s)
+{
+	if (!s)
+		return;
+	if (strpbrk(s, ",\"\n\r")) {
+		putchar('"');
+		for (; *s; s++) {
+			if (*s == '"')
+				putchar('"');
+			putchar(*s);
+		}
+		putchar('"');
+	} else {
+		fputs(s, stdout);
+	}
+}
+
+static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool header)
+{
+	const char *tail = sql;
+	while (tail && *tail) {
+		sqlite3_stmt *st = NULL;
+		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
+			fprintf(stderr, NF_PROG " sql: %s\n", sqlite3_errmsg(db));
+			return NF_EXIT_USAGE;
+		}
+		if (!st)
+			break; /* whitespace or comment */
+		int ncol = sqlite3_column_count(st);
+		/* table mode: buffer the rows to size the columns */
+		char ***rows = NULL;
+		size_t nrows = 0, cap = 0;
+		int *width = xcalloc((size_t)ncol + 1, sizeof(int));
+		if (header && mode != OUT_TABLE && mode != OUT_JSON) {
+			for (int c = 0; c < ncol; c++) {
+				if (c)
+					putchar(mode == OUT_CSV ? ',' : '\t');
+				fputs(sqlite3_column_name(st, c), stdout);
+			}
+			putchar('\n');
+		}
+		int rc;
+		bool first = true;
+		if (mode == OUT_JSON)
+			putchar('[');
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (mode == OUT_TABLE) {
+				xgrow(&rows, &cap, nrows + 1, sizeof(*rows));
+				rows[nrows] = xcalloc((size_t)ncol + 1, sizeof(char *));
+				for (int c = 0; c < ncol; c++) {
+					const char *v = (const char *)sqlite3_column_text(st, c);
+					rows[nrows][c] = v ? xstrdup(v) : NULL;
+					int w = v ? (int)strlen(v) : 0;
+					if (w > width[c])
+						width[c] = w;
+				}
+				nrows++;
+			} else if (mode == OUT_JSON) {
+				struct buf b = {0};
+				buf_puts(&b, first ? "\n{" : ",\n{");
+				for (int c = 0; c < ncol; c++) {
+					if (c)
+						buf_putc(&b, ',');
+					const char *name = sqlite3_column_name(st, c);
+					buf_json_str(&b, name, strlen(name));
+					buf_putc(&b, ':');
+					switch (sqlite3_column_type(st, c)) {
+					case SQLITE_NULL:
+						buf_puts(&b, "null");
+						break;
+					case SQLITE_INTEGER:
+						buf_printf(&b, "%lld", (long long)sqlite3_column_int64(st, c));
+						break;
+					case SQLITE_FLOAT:
+						buf_printf(&b, "%.17g", sqlite3_column_double(st, c));
+						break;
+					default: {
+						const char *v = (const char *)sqlite3_column_text(st, c);
+						buf_json_str(&b, v, (size_t)sqlite3_column_bytes(st, c));
+					}
+					}
+				}
+				buf_putc(&b, '}');
+				fwrite(b.data, 1, b.len, stdout);
+				buf_free(&b);
+				first = false;
+			} else {
+				for (int c = 0; c < ncol; c++) {
+					if (c)
+						putchar(mode == OUT_CSV ? ',' : '\t');
+					const char *v = (const char *)sqlite3_column_text(st, c);
+					if (mode == OUT_CSV)
+						print_csv_field(v);
+					else if (v)
+						fputs(v, stdout);
+				}
+				putchar('\n');
+			}
+		}
+		if (mode == OUT_JSON)
+			puts(first ? "]" : "\n]");
+		if (mode == OUT_TABLE && ncol > 0) {
+			for (int c = 0; c < ncol; c++) {
+				int w = (int)strlen(sqlite3_column_name(st, c));
+				if (w > width[c])
+					width[c] = w;
+			}
+			for (int c = 0; c < ncol; c++)
+				printf("%s%-*s", c ? "  " : "", c == ncol - 1 ? 0 : width[c], sqlite3_column_name(st, c));
+			putchar('\n');
+			for (int c = 0; c < ncol; c++) {
+				printf("%s", c ? "  " : "");
+				for (int k = 0; k < width[c]; k++)
+					putchar('-');
+			}
+			putchar('\n');
+			for (size_t r = 0; r < nrows; r++) {
+				for (int c = 0; c < ncol; c++) {
+					const char *v = rows[r][c] ? rows[r][c] : "";
+					printf("%s%-*s", c ? "  " : "", c == ncol - 1 ? 0 : width[c], v);
+					free(rows[r][c]);
+				}
+				putchar('\n');
+				free(rows[r]);
+			}
+		}
+		free(rows);
+		free(width);
+		if (rc != SQLITE_DONE) {
+			fprintf(stderr, NF_PROG " sql: %s\n", sqlite3_errmsg(db));
+			sqlite3_finalize(st);
+			return NF_EXIT_USAGE;
+		}
+		sqlite3_finalize(st);
+	}
+	return NF_EXIT_OK;
+}
+
+int cmd_sql(int argc, char **argv)
+{
+	const char *path = NULL, *query = NULL;
+	enum out_mode mode = OUT_TABLE;
+	bool header = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage(stdout);
+			return NF_EXIT_OK;
+		} else if (strcmp(argv[i], "--tsv") == 0) {
+			mode = OUT_TSV;
+		} else if (strcmp(argv[i], "--csv") == 0) {
+			mode = OUT_CSV;
+		} else if (strcmp(argv[i], "--json") == 0) {
+			mode = OUT_JSON;
+		} else if (strcmp(argv[i], "--header") == 0) {
+			header = true;
+		} else if (!path) {
+			path = argv[i];
+		} else if (!query) {
+			query = argv[i];
+		} else {
+			usage(stderr);
+			return NF_EXIT_USAGE;
+		}
+	}
+	if (!path) {
+		usage(stderr);
+		return NF_EXIT_USAGE;
+	}
+	struct errbuf err;
+	sqlite3 *db = case_open(path, false, &err);
+	if (!db) {
+		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+		return NF_EXIT_NOTHING;
+	}
+	int rc = NF_EXIT_OK;
+	if (query) {
+		rc = run_query(db, query, mode, header);
+	} else {
+		char *line = NULL;
+		size_t cap = 0;
+		while (getline(&line, &cap, stdin) > 0) {
+			if (run_query(db, line, mode, header) != NF_EXIT_OK)
+				rc = NF_EXIT_USAGE;
+		}
+		free(line);
+	}
+	case_close(db);
+	return rc;
+}

@@ -1,0 +1,374 @@
+/* flight_recorder.c: see flight_recorder.h. */
+#include "flight_recorder.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pickle_read.h"
+
+struct counting_reader {
+	struct member_stream *ms;
+	long newlines;
+	uint64_t bytes;
+	char last;
+};
+
+static long counting_read(void *ctx, void *buf, size_t n)
+{
+	struct counting_reader *cr = ctx;
+	long r = member_read(cr->ms, buf, n);
+	if (r > 0) {
+		const char *p = buf, *end = p + r;
+		while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+			cr->newlines++;
+			p++;
+		}
+		cr->bytes += (uint64_t)r;
+		cr->last = ((const char *)buf)[r - 1];
+	}
+	return r;
+}
+
+static void drain(struct counting_reader *cr)
+{
+	char buf[65536];
+	while (counting_read(cr, buf, sizeof(buf)) > 0)
+		;
+}
+
+/* JSON helpers over pickle values */
+static void json_value(struct buf *b, const struct pk_value *v, int depth)
+{
+	int64_t i;
+	double d;
+	size_t n;
+	const char *s;
+	if (!v || depth > 8) {
+		buf_puts(b, "null");
+		return;
+	}
+	switch (pk_type(v)) {
+	case PK_NONE:
+		buf_puts(b, "null");
+		break;
+	case PK_BOOL:
+		pk_int(v, &i);
+		buf_puts(b, i ? "true" : "false");
+		break;
+	case PK_INT:
+		pk_int(v, &i);
+		buf_printf(b, "%lld", (long long)i);
+		break;
+	case PK_FLOAT:
+		pk_float(v, &d);
+		if (d != d || d > 1e300 || d < -1e300)
+			buf_puts(b, "null");
+		else
+			buf_printf(b, "%.17g", d);
+		break;
+	case PK_STR:
+	case PK_BYTES:
+		s = pk_str(v, &n);
+		buf_json_str(b, s ? s : "", s ? n : 0);
+		break;
+	case PK_LIST:
+	case PK_TUPLE:
+		buf_putc(b, '[');
+		for (size_t k = 0; k < pk_len(v); k++) {
+			if (k)
+				buf_putc(b, ',');
+			json_value(b, pk_item(v, k), depth + 1);
+		}
+		buf_putc(b, ']');
+		break;
+	case PK_DICT:
+		buf_putc(b, '{');
+		for (size_t k = 0; k < pk_len(v); k++) {
+			if (k)
+				buf_putc(b, ',');
+			const struct pk_value *key = pk_key(v, k);
+			s = pk_str(key, &n);
+			if (s)
+				buf_json_str(b, s, n);
+			else {
+				struct buf kb = {0};
+				json_value(&kb, key, depth + 1);
+				buf_json_str(b, kb.data ? kb.data : "", kb.len);
+				buf_free(&kb);
+			}
+			buf_putc(b, ':');
+			json_value(b, pk_item(v, k), depth + 1);
+		}
+		buf_putc(b, '}');
+		break;
+	}
+}
+
+static void jkey(struct buf *b, const char *k)
+{
+	if (b->len > 1)
+		buf_putc(b, ',');
+	buf_json_str(b, k, strlen(k));
+	buf_putc(b, ':');
+}
+
+static void jstr(struct buf *b, const char *k, const char *s, size_t n)
+{
+	if (!s)
+		return;
+	jkey(b, k);
+	buf_json_str(b, s, n);
+}
+
+static void jval(struct buf *b, const char *k, const struct pk_value *v)
+{
+	if (!v)
+		return;
+	jkey(b, k);
+	json_value(b, v, 0);
+}
+
+static void jint(struct buf *b, const char *k, int64_t v)
+{
+	jkey(b, k);
+	buf_printf(b, "%lld", (long long)v);
+}
+
+static const char *get_str(const struct pk_value *d, const char *key, size_t *n)
+{
+	size_t dummy;
+	return pk_str(pk_get(d, key), n ? n : &dummy);
+}
+
+/* Sum over tensors of the product of each tensor's dimensions. */
+static bool numel_of(const struct pk_value *sizes, int64_t *out)
+{
+	if (!sizes || (pk_type(sizes) != PK_LIST && pk_type(sizes) != PK_TUPLE))
+		return false;
+	int64_t total = 0;
+	for (size_t t = 0; t < pk_len(sizes); t++) {
+		const struct pk_value *dims = pk_item(sizes, t);
+		int64_t prod = 1;
+		for (size_t k = 0; k < pk_len(dims); k++) {
+			int64_t d;
+			if (pk_int(pk_item(dims, k), &d))
+				prod *= d;
+		}
+		total += prod;
+	}
+	*out = total;
+	return true;
+}
+
+/* The first frame outside torch/ (the user's call site), "file:line func". */
+static void user_frame(const struct pk_value *frames, struct buf *out)
+{
+	buf_clear(out);
+	for (size_t k = 0; k < pk_len(frames); k++) {
+		const struct pk_value *f = pk_item(frames, k);
+		size_t n;
+		const char *file = get_str(f, "filename", &n);
+		if (!file || strstr(file, "/torch/") || strstr(file, "site-packages"))
+			continue;
+		int64_t line = 0;
+		pk_int(pk_get(f, "line"), &line);
+		const char *name = get_str(f, "name", NULL);
+		buf_printf(out, "%.*s:%lld %s", (int)n, file, (long long)line, name ? name : "");
+		return;
+	}
+}
+
+struct fr_emit {
+	event_emit_fn emit;
+	void *ctx;
+	int rank;
+};
+
+static void emit(struct fr_emit *fe, long line_no, const char *kind, const char *cls, const struct buf *fields,
+		 bool has_time, int64_t t_us)
+{
+	struct event_rec e = {
+		.line_no = line_no,
+		.kind = kind,
+		.class_name = cls,
+		.rank = fe->rank,
+		.local_rank = -1,
+		.pid = -1,
+		.tid = -1,
+		.dev = -1,
+		.has_time = has_time,
+		.t_us = t_us,
+		.clock = has_time ? CLOCK_EPOCH : CLOCK_NONE,
+		.fields_json = fields->data,
+	};
+	fe->emit(fe->ctx, &e);
+}
+
+static bool ns_to_us(const struct pk_value *v, int64_t *us)
+{
+	int64_t ns;
+	if (!pk_int(v, &ns) || ns <= 0)
+		return false;
+	*us = ns / 1000;
+	return true;
+}
+
+static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t index, struct buf *b, struct buf *tmp)
+{
+	buf_clear(b);
+	buf_putc(b, '{');
+	jval(b, "record_id", pk_get(e, "record_id"));
+	jval(b, "pg_id", pk_get(e, "pg_id"));
+	const struct pk_value *pg = pk_get(e, "process_group");
+	if (pg && pk_len(pg) >= 2) {
+		size_t n;
+		const char *s = pk_str(pk_item(pg, 0), &n);
+		jstr(b, "pg_name", s, n);
+		s = pk_str(pk_item(pg, 1), &n);
+		jstr(b, "pg_desc", s, n);
+	}
+	jval(b, "seq", pk_get(e, "collective_seq_id"));
+	jval(b, "p2p_seq", pk_get(e, "p2p_seq_id"));
+	jval(b, "op_id", pk_get(e, "op_id"));
+	size_t pn;
+	const char *pname = get_str(e, "profiling_name", &pn);
+	if (pname) {
+		const char *op = pname;
+		size_t on = pn;
+		if (on > 5 && strncmp(op, "nccl:", 5) == 0) {
+			op += 5;
+			on -= 5;
+		}
+		jstr(b, "op", op, on);
+		jstr(b, "profiling_name", pname, pn);
+	}
+	int64_t numel;
+	if (numel_of(pk_get(e, "input_sizes"), &numel))
+		jint(b, "numel_in", numel);
+	if (numel_of(pk_get(e, "output_sizes"), &numel))
+		jint(b, "numel_out", numel);
+	jval(b, "in_sizes", pk_get(e, "input_sizes"));
+	jval(b, "out_sizes", pk_get(e, "output_sizes"));
+	const struct pk_value *dt = pk_get(e, "input_dtypes");
+	if (dt && pk_len(dt) > 0) {
+		size_t n;
+		const char *s = pk_str(pk_item(dt, 0), &n);
+		jstr(b, "dtype", s, n);
+	}
+	jval(b, "state", pk_get(e, "state"));
+	int64_t created = 0, t;
+	bool has_created = ns_to_us(pk_get(e, "time_created_ns"), &created);
+	if (has_created)
+		jint(b, "time_created_us", created);
+	if (ns_to_us(pk_get(e, "time_discovered_started_ns"), &t))
+		jint(b, "time_started_us", t);
+	if (ns_to_us(pk_get(e, "time_discovered_completed_ns"), &t))
+		jint(b, "time_completed_us", t);
+	const struct pk_value *dur = pk_get(e, "duration_ms");
+	if (dur && !pk_is_none(dur))
+		jval(b, "duration_ms", dur);
+	jval(b, "timeout_ms", pk_get(e, "timeout_ms"));
+	jval(b, "is_p2p", pk_get(e, "is_p2p"));
+	jval(b, "retired", pk_get(e, "retired"));
+	const struct pk_value *frames = pk_get(e, "frames");
+	if (frames) {
+		user_frame(frames, tmp);
+		if (tmp->len)
+			jstr(b, "frame", tmp->data, tmp->len);
+	}
+	buf_putc(b, '}');
+	emit(fe, (long)index + 1, "fr_entry", "coll", b, has_created, created);
+}
+
+int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_emit_fn emit_fn, void *ctx,
+	      long *lines, uint64_t *bytes, struct errbuf *err)
+{
+	(void)path;
+	struct counting_reader cr = {.ms = ms, .last = '\n'};
+	struct pk_limits lim;
+	pk_default_limits(&lim);
+	struct pk_doc *doc = pickle_read(counting_read, &cr, &lim, err);
+	drain(&cr);
+	*lines = cr.newlines + (cr.bytes && cr.last != '\n' ? 1 : 0);
+	*bytes = cr.bytes;
+	if (!doc)
+		return -1;
+	const struct pk_value *root = pk_root(doc);
+	if (pk_type(root) != PK_DICT) {
+		pk_doc_free(doc);
+		return errbuf_set(err, "not a flight-recorder dump (top level is %s, not a dict)",
+				  pk_type_name(pk_type(root)));
+	}
+	struct fr_emit fe = {.emit = emit_fn, .ctx = ctx, .rank = path_rank};
+	int64_t r;
+	if (pk_int(pk_get(root, "rank"), &r))
+		fe.rank = (int)r;
+	struct buf b = {0}, tmp = {0};
+	const struct pk_value *entries = pk_get(root, "entries");
+
+	buf_putc(&b, '{');
+	jval(&b, "version", pk_get(root, "version"));
+	const struct pk_value *lib = pk_get(root, "comm_lib_version");
+	jval(&b, "comm_lib_version", lib ? lib : pk_get(root, "nccl_version"));
+	if (fe.rank >= 0)
+		jint(&b, "rank", fe.rank);
+	jint(&b, "entries", (int64_t)pk_len(entries));
+	buf_putc(&b, '}');
+	emit(&fe, 0, "fr_dump", "dump", &b, false, 0);
+
+	const struct pk_value *cfg = pk_get(root, "pg_config");
+	for (size_t i = 0; i < pk_len(cfg); i++) {
+		const struct pk_value *v = pk_item(cfg, i);
+		size_t n;
+		buf_clear(&b);
+		buf_putc(&b, '{');
+		const char *name = pk_str(pk_key(cfg, i), &n);
+		jstr(&b, "pg_name", name, n);
+		const char *s = get_str(v, "desc", &n);
+		jstr(&b, "pg_desc", s, n);
+		jval(&b, "ranks", pk_get(v, "ranks"));
+		jint(&b, "index", (int64_t)i);
+		buf_putc(&b, '}');
+		emit(&fe, 0, "fr_pg_config", "info", &b, false, 0);
+	}
+	/* local PG id -> (name, desc), from the entries */
+	const struct pk_value *status = pk_get(root, "pg_status");
+	for (size_t i = 0; i < pk_len(status); i++) {
+		const struct pk_value *v = pk_item(status, i);
+		size_t n;
+		const char *id = pk_str(pk_key(status, i), &n);
+		int64_t idnum = -1;
+		if (id)
+			idnum = strtoll(id, NULL, 10);
+		else
+			pk_int(pk_key(status, i), &idnum);
+		buf_clear(&b);
+		buf_putc(&b, '{');
+		jint(&b, "pg_id", idnum);
+		for (size_t k = 0; k < pk_len(entries); k++) {
+			const struct pk_value *e = pk_item(entries, k);
+			int64_t pid;
+			if (pk_int(pk_get(e, "pg_id"), &pid) && pid == idnum) {
+				const struct pk_value *pg = pk_get(e, "process_group");
+				size_t m;
+				const char *s = pk_str(pk_item(pg, 0), &m);
+				jstr(&b, "pg_name", s, m);
+				s = pk_str(pk_item(pg, 1), &m);
+				jstr(&b, "pg_desc", s, m);
+				break;
+			}
+		}
+		jval(&b, "last_enqueued", pk_get(v, "last_enqueued_collective"));
+		jval(&b, "last_started", pk_get(v, "last_started_collective"));
+		jval(&b, "last_completed", pk_get(v, "last_completed_collective"));
+		buf_putc(&b, '}');
+		emit(&fe, 0, "fr_pg_status", "info", &b, false, 0);
+	}
+	for (size_t k = 0; k < pk_len(entries); k++)
+		emit_entry(&fe, pk_item(entries, k), k, &b, &tmp);
+	buf_free(&b);
+	buf_free(&tmp);
+	pk_doc_free(doc);
+	return 0;
+}

@@ -1,0 +1,105 @@
+/* sql_functions.c: see sql_functions.h. */
+#include "sql_functions.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "timestamp.h"
+
+static void fn_iso_time(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	char out[40];
+	ts_format_iso(sqlite3_value_int64(argv[0]), out, sizeof(out));
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
+static void fn_iso_time_us(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	char out[40];
+	ts_format_iso_us(sqlite3_value_int64(argv[0]), out, sizeof(out));
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
+void pci_from_bus_id(const char *bus_id, char *out, size_t n)
+{
+	/* NCCL turns "0000:18:00.0" into an integer by dropping the separators
+	 * ("000018000" read as hex) and prints it with %lx ("18000"). Undo that:
+	 * pad the hex digits to nine, then cut them as dddd:bb:dd(.f). */
+	if (bus_id[0] == '0' && (bus_id[1] == 'x' || bus_id[1] == 'X'))
+		bus_id += 2;
+	size_t len = strlen(bus_id);
+	char pad[10] = "000000000";
+	if (len > 9)
+		bus_id += len - 9, len = 9;
+	memcpy(pad + 9 - len, bus_id, len);
+	for (char *p = pad; *p; p++)
+		if (*p >= 'A' && *p <= 'F')
+			*p = (char)(*p - 'A' + 'a');
+	snprintf(out, n, "%.4s:%.2s:%.2s", pad, pad + 4, pad + 6);
+}
+
+static void fn_pci_from_bus_id(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const char *s = (const char *)sqlite3_value_text(argv[0]);
+	if (!s || !*s)
+		return;
+	char out[32];
+	pci_from_bus_id(s, out, sizeof(out));
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
+static void free_code(void *p)
+{
+	pcre2_code_free(p);
+}
+
+static void fn_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const char *pat = (const char *)sqlite3_value_text(argv[0]);
+	const char *txt = (const char *)sqlite3_value_text(argv[1]);
+	if (!pat || !txt)
+		return;
+	pcre2_code *code = sqlite3_get_auxdata(ctx, 0);
+	if (!code) {
+		int ec;
+		PCRE2_SIZE eoff;
+		code = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, 0, &ec, &eoff, NULL);
+		if (!code) {
+			PCRE2_UCHAR msg[160];
+			pcre2_get_error_message(ec, msg, sizeof(msg));
+			char *e = sqlite3_mprintf("regexp: %s at offset %d", (char *)msg, (int)eoff);
+			sqlite3_result_error(ctx, e, -1);
+			sqlite3_free(e);
+			return;
+		}
+		pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+		sqlite3_set_auxdata(ctx, 0, code, free_code);
+		code = sqlite3_get_auxdata(ctx, 0);
+		if (!code)
+			return;
+	}
+	pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+	int rc = pcre2_match(code, (PCRE2_SPTR)txt, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, md, NULL);
+	pcre2_match_data_free(md);
+	sqlite3_result_int(ctx, rc >= 0);
+}
+
+void sql_functions_register(sqlite3 *db)
+{
+	int f = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+	sqlite3_create_function(db, "iso_time", 1, f, NULL, fn_iso_time, NULL, NULL);
+	sqlite3_create_function(db, "iso_time_us", 1, f, NULL, fn_iso_time_us, NULL, NULL);
+	sqlite3_create_function(db, "pci_from_bus_id", 1, f, NULL, fn_pci_from_bus_id, NULL, NULL);
+	sqlite3_create_function(db, "regexp", 2, f, NULL, fn_regexp, NULL, NULL);
+}

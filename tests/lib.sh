@@ -1,0 +1,51 @@
+# tests/lib.sh: helpers for the shell test files. Each check appends one
+# "ok NAME" or "FAIL NAME" line to $NF_RESULTS and prints failures.
+#   check NAME CMD...           passes when CMD exits 0
+#   check_eq NAME EXPECTED GOT  passes when the strings are equal
+#   check_golden NAME FILE      compares FILE with tests/golden/NAME (NF_UPDATE_GOLDEN=1 rewrites it)
+#   sql CASE QUERY              runs a query with the binary under test (TSV, no header)
+set -u
+NF_BIN=${NF_BIN:-./ncclforensic}
+NF_RESULTS=${NF_RESULTS:-/dev/null}
+NF_TEST_OUT=${NF_TEST_OUT:-tests/out}
+TMP="$NF_TEST_OUT/tmp.$$"
+mkdir -p "$TMP"
+
+pass() { echo "ok $1" >> "$NF_RESULTS"; [ -n "${NF_VERBOSE:-}" ] && echo "ok   $1"; return 0; }
+fail() { echo "FAIL $1" >> "$NF_RESULTS"; echo "FAIL $1${2:+: $2}"; return 0; }
+
+check() {
+	name=$1; shift
+	if "$@" > "$TMP/check.out" 2>&1; then pass "$name"; else fail "$name" "$(tail -n 5 "$TMP/check.out" | tr '\n' ' ')"; fi
+}
+
+check_eq() {
+	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected '$2', got '$3'"; fi
+}
+
+check_golden() {
+	g="tests/golden/$1"
+	if [ "${NF_UPDATE_GOLDEN:-}" = 1 ]; then
+		mkdir -p "$(dirname "$g")"
+		cp "$2" "$g"
+		pass "$1"
+	elif [ ! -f "$g" ]; then
+		fail "$1" "no golden file $g (run with NF_UPDATE_GOLDEN=1 to create it)"
+	elif cmp -s "$g" "$2"; then
+		pass "$1"
+	else
+		fail "$1" "differs from $g: $(diff "$g" "$2" | head -n 6 | tr '\n' ' ')"
+	fi
+}
+
+sql() { "$NF_BIN" sql "$1" "$2" --tsv; }
+
+# ingest_case NAME: ingests testdata/corpus/NAME.tar.gz once per run into $NF_TEST_OUT/cases/NAME.db
+ingest_case() {
+	mkdir -p "$NF_TEST_OUT/cases"
+	db="$NF_TEST_OUT/cases/$1.db"
+	if [ ! -f "$db" ]; then
+		"$NF_BIN" ingest "testdata/corpus/$1.tar.gz" -o "$db" -q > "$NF_TEST_OUT/cases/$1.ingest.out" 2>&1
+	fi
+	echo "$db"
+}

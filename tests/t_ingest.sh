@@ -1,0 +1,79 @@
+#!/bin/sh
+# Ingest of every corpus job: ranks, hosts, line counts, attribution of the
+# per-rank files, watchdog timeouts and flight-recorder entries per rank.
+. tests/lib.sh
+
+# flight-recorder entries per rank, counted independently with Python's pickletools
+fr_expected() {
+	case $1 in
+	big) echo "0:766 1:766 2:766 3:766 4:766 5:766 6:766 7:766" ;;
+	exception) echo "0:36 1:36 4:36 5:36 6:36 7:36" ;;
+	freeze) echo "0:31 1:31 2:31 3:31 4:31 5:31" ;;
+	healthy) echo "0:154 1:154 2:154 3:154" ;;
+	kill) echo "0:67 1:67 2:67 3:67 4:67 5:67" ;;
+	mismatch_op) echo "0:26 1:26 2:26 3:26" ;;
+	skip) echo "0:51 1:57 2:51 3:57 4:50 5:57" ;;
+	stall) echo "0:41 1:41 2:36 3:41 4:41 5:41" ;;
+	straggler) echo "0:103 1:103 2:103 3:103 4:103 5:103" ;;
+	*) echo "" ;;
+	esac
+}
+
+# lines of a file as the tool counts them: line breaks, plus a last line without one
+count_lines() {
+	awk 'BEGIN{n=0} {n++} END{print n}' RS='\n' "$1" 2>/dev/null
+}
+
+for tgz in testdata/corpus/*.tar.gz; do
+	job=$(basename "$tgz" .tar.gz)
+	db=$(ingest_case "$job")
+	check "ingest/$job/exit-0" test -f "$db"
+	ranks=$(sql "$db" "SELECT count(*) FROM ranks")
+	exp_ranks=$(grep -o "\"$job\": *{\"ranks\": [0-9]*" testdata/corpus/answers.json | grep -o '[0-9]*$')
+	check_eq "ingest/$job/ranks" "$exp_ranks" "$ranks"
+	hosts=$(sql "$db" "SELECT count(DISTINCT host) FROM ranks")
+	check_eq "ingest/$job/hosts" "$((exp_ranks / 2))" "$hosts"
+
+	# every input line is a row of lines or a counted skipped line
+	x="$TMP/x-$job"
+	rm -rf "$x"; mkdir -p "$x"; tar xzf "$tgz" -C "$x"
+	total=0
+	for f in $(find "$x" -type f | sort); do
+		n=$(count_lines "$f"); total=$((total + n))
+	done
+	got=$(sql "$db" "SELECT (SELECT count(*) FROM lines) + (SELECT sum(skipped_lines) FROM sources)")
+	check_eq "ingest/$job/no-line-lost" "$total" "$got"
+	stored=$(sql "$db" "SELECT count(*) FROM lines")
+	meta=$(sql "$db" "SELECT sum(stored_lines) FROM sources")
+	check_eq "ingest/$job/lines-rows-match-sources" "$meta" "$stored"
+
+	# each per-rank file: node NN, local rank L -> rank 2*(NN-1)+L (2 ranks per node)
+	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='rank_log' AND
+		(l.rank IS NULL OR l.rank <> 2*(CAST(substr(s.path, instr(s.path,'gpu-node')+8, 2) AS INTEGER)-1)
+		 + CAST(substr(s.path, instr(s.path,'attempt_0/')+10, 1) AS INTEGER))")
+	check_eq "ingest/$job/per-rank-file-lines-attributed" 0 "$bad"
+	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='nccl_debug' AND l.rank IS NULL")
+	check_eq "ingest/$job/nccl-debug-lines-attributed" 0 "$bad"
+	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE l.text LIKE '[default%' AND l.rank IS NULL")
+	check_eq "ingest/$job/console-worker-lines-attributed" 0 "$bad"
+	bad=$(sql "$db" "SELECT count(*) FROM sources WHERE path LIKE '%gpu-node%' AND (host IS NULL OR instr(path, host) = 0)")
+	check_eq "ingest/$job/source-hosts" 0 "$bad"
+
+	# watchdog timeouts: one event per line that says so
+	exp=$(grep -rh "Watchdog caught collective operation timeout" "$x" | wc -l)
+	got=$(sql "$db" "SELECT count(*) FROM events WHERE kind='pg_watchdog_timeout'")
+	check_eq "ingest/$job/watchdog-timeouts" "$exp" "$got"
+
+	got=$(sql "$db" "SELECT group_concat(rank || ':' || n, ' ') FROM (SELECT rank, count(*) n FROM events WHERE kind='fr_entry' GROUP BY rank ORDER BY rank)")
+	check_eq "ingest/$job/flight-recorder-entries" "$(fr_expected "$job")" "$got"
+	rm -rf "$x"
+done
+
+# the same input twice gives the same content
+db1="$TMP/a.db"; db2="$TMP/b.db"
+"$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$db1" -q > /dev/null 2>&1
+"$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$db2" -q > /dev/null 2>&1
+q="SELECT count(*), sum(length(fields)), sum(line_no), sum(coalesce(time_us,0) % 1000003) FROM events"
+check_eq "ingest/deterministic-events" "$(sql "$db1" "$q")" "$(sql "$db2" "$q")"
+q="SELECT count(*), sum(length(text)), sum(coalesce(rank, -1)) FROM lines"
+check_eq "ingest/deterministic-lines" "$(sql "$db1" "$q")" "$(sql "$db2" "$q")"
