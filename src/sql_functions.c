@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "line_prefix.h"
 #include "timestamp.h"
 
 static void fn_iso_time(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -58,6 +59,18 @@ static void fn_pci_from_bus_id(sqlite3_context *ctx, int argc, sqlite3_value **a
 	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
+/* line_body(text): the line without its wrappers ([default0]:, [rank3]:, srun labels) */
+static void fn_line_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const char *s = (const char *)sqlite3_value_text(argv[0]);
+	if (!s)
+		return;
+	struct line_parts lp;
+	line_parts_parse(s, (size_t)sqlite3_value_bytes(argv[0]), false, &lp);
+	sqlite3_result_text(ctx, lp.body, (int)lp.body_len, SQLITE_TRANSIENT);
+}
+
 static void free_code(void *p)
 {
 	pcre2_code_free(p);
@@ -102,4 +115,5 @@ void sql_functions_register(sqlite3 *db)
 	sqlite3_create_function(db, "iso_time_us", 1, f, NULL, fn_iso_time_us, NULL, NULL);
 	sqlite3_create_function(db, "pci_from_bus_id", 1, f, NULL, fn_pci_from_bus_id, NULL, NULL);
 	sqlite3_create_function(db, "regexp", 2, f, NULL, fn_regexp, NULL, NULL);
+	sqlite3_create_function(db, "line_body", 1, f, NULL, fn_line_body, NULL, NULL);
 }
