@@ -133,6 +133,14 @@ void case_close(sqlite3 *db)
 
 static char *tmp_in_use;
 
+/* An exit in the middle of an ingest (die(), an internal error) leaves no
+ * temporary file behind. */
+static void remove_tmp_at_exit(void)
+{
+	if (tmp_in_use)
+		unlink(tmp_in_use);
+}
+
 const char *case_writer_tmp_path(void)
 {
 	return tmp_in_use;
@@ -160,6 +168,11 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 	close(fd);
 	free(dir);
 	w->tmp_path = tmpl;
+	static bool registered;
+	if (!registered) {
+		atexit(remove_tmp_at_exit);
+		registered = true;
+	}
 	tmp_in_use = tmpl;
 	if (sqlite3_open(tmpl, &w->db) != SQLITE_OK) {
 		int rc = errbuf_set(err, "%s: %s", tmpl, sqlite3_errmsg(w->db));

@@ -71,6 +71,44 @@ static void fn_line_body(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(ctx, lp.body, (int)lp.body_len, SQLITE_TRANSIENT);
 }
 
+/* norm_op(name): one spelling for a collective across PyTorch OpType,
+ * flight-recorder profiling names and NCCL COLL lines. */
+static void fn_norm_op(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const char *s = (const char *)sqlite3_value_text(argv[0]);
+	if (!s)
+		return;
+	char buf[64];
+	size_t n = 0;
+	if (strncmp(s, "nccl:", 5) == 0)
+		s += 5;
+	for (; *s && n + 1 < sizeof(buf); s++) {
+		if (*s == '_' || *s == ' ')
+			continue;
+		if (*s == '-' && s[1] == '>')
+			break; /* "send 1->2" */
+		buf[n++] = (char)(*s >= 'a' && *s <= 'z' ? *s - 32 : *s);
+	}
+	buf[n] = '\0';
+	while (n > 0 && (buf[n - 1] == ' ' || (buf[n - 1] >= '0' && buf[n - 1] <= '9')))
+		buf[--n] = '\0'; /* "SEND 1" */
+	static const struct {
+		const char *in, *out;
+	} map[] = {
+		{"ALLGATHERBASE", "ALLGATHER"}, {"ALLGATHERINTOTENSOR", "ALLGATHER"},
+		{"ALLGATHERINTOTENSORCOALESCED", "COALESCED"}, {"REDUCESCATTERBASE", "REDUCESCATTER"},
+		{"REDUCESCATTERTENSOR", "REDUCESCATTER"}, {"REDUCESCATTERTENSORCOALESCED", "COALESCED"},
+		{"ALLTOALLBASE", "ALLTOALL"}, {"ALLTOALLV", "ALLTOALL"}, {"ALLREDUCECOALESCED", "COALESCED"},
+		{"ALLGATHERCOALESCED", "COALESCED"}, {"SENDRECV", "SEND"},
+	};
+	const char *out = buf;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (strcmp(buf, map[i].in) == 0)
+			out = map[i].out;
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
 static void free_code(void *p)
 {
 	pcre2_code_free(p);
@@ -116,4 +154,5 @@ void sql_functions_register(sqlite3 *db)
 	sqlite3_create_function(db, "pci_from_bus_id", 1, f, NULL, fn_pci_from_bus_id, NULL, NULL);
 	sqlite3_create_function(db, "regexp", 2, f, NULL, fn_regexp, NULL, NULL);
 	sqlite3_create_function(db, "line_body", 1, f, NULL, fn_line_body, NULL, NULL);
+	sqlite3_create_function(db, "norm_op", 1, f, NULL, fn_norm_op, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  *   iso_time_us(us)     -> '2026-11-29T23:50:42.457198Z'
  *   pci_from_bus_id(id) -> '0000:18:00' from NCCL's busId ('18000', '0x18000', '60')
  *   regexp(pattern, text) (PCRE2), so `text REGEXP 'pat'` works
- *   line_body(text)     -> the line without its wrappers ([default0]:, [rank3]:) */
+ *   line_body(text)     -> the line without its wrappers ([default0]:, [rank3]:)
+ *   norm_op(name)       -> ALLREDUCE, ALLGATHER, REDUCESCATTER, ... from any spelling */
 #ifndef NF_SQL_FUNCTIONS_H
 #define NF_SQL_FUNCTIONS_H
 

@@ -1,0 +1,112 @@
+/* analysis_collectives.c: process groups, their members, and every rank's
+ * collective sequence per group, rebuilt from all the evidence that has it:
+ * flight-recorder entries and pg_status, watchdog timeouts (joined to the
+ * "failure detected" line that names their group), async exceptions, dump
+ * signals, desync reports. Tables: process_groups, pg_members, collectives,
+ * pg_status.
+ *
+ * A group's key (column pg) is its global name (PG GUID, the flight
+ * recorder's pg name); a log line that gives only the description (dp0) or
+ * the local id is mapped to the key through the other lines that give both. */
+#include "analysis_internal.h"
+
+#include "case_db.h"
+
+static const char pg_sql[] =
+	"DROP TABLE IF EXISTS temp.pg_obs;\n"
+	"CREATE TEMP TABLE pg_obs(guid TEXT, desc TEXT, local_id INTEGER, rank INTEGER, pg_rank INTEGER,\n"
+	"  ranks TEXT, evidence TEXT);\n"
+	"INSERT INTO pg_obs SELECT CAST(json_extract(fields,'$.pg_name') AS TEXT), json_extract(fields,'$.pg_desc'),\n"
+	"  NULL, rank, NULL, json_extract(fields,'$.ranks'), 'flight-recorder pg_config'\n"
+	"  FROM events WHERE kind = 'fr_pg_config';\n"
+	"INSERT INTO pg_obs SELECT DISTINCT CAST(json_extract(fields,'$.pg_name') AS TEXT),\n"
+	"  json_extract(fields,'$.pg_desc'), json_extract(fields,'$.pg_id'), rank, NULL, NULL, 'flight-recorder entries'\n"
+	"  FROM events WHERE kind = 'fr_entry';\n"
+	"INSERT INTO pg_obs SELECT DISTINCT CAST(json_extract(fields,'$.pg_guid') AS TEXT),\n"
+	"  json_extract(fields,'$.pg_desc'), json_extract(fields,'$.pg_id'), rank, json_extract(fields,'$.pg_rank'),\n"
+	"  NULL, 'log line prefix'\n"
+	"  FROM events WHERE class IN ('timeout','dump','error','exit','config','info','coll')\n"
+	"   AND (json_extract(fields,'$.pg_guid') IS NOT NULL OR json_extract(fields,'$.pg_desc') IS NOT NULL);\n"
+	/* a description given alone maps to the one GUID it has elsewhere */
+	"DROP TABLE IF EXISTS temp.pg_desc_guid;\n"
+	"CREATE TEMP TABLE pg_desc_guid AS SELECT desc, min(guid) AS guid FROM pg_obs\n"
+	"  WHERE guid IS NOT NULL AND desc IS NOT NULL GROUP BY desc HAVING count(DISTINCT guid) = 1;\n"
+	"UPDATE pg_obs SET guid = (SELECT d.guid FROM pg_desc_guid d WHERE d.desc = pg_obs.desc)\n"
+	"  WHERE guid IS NULL;\n"
+	"UPDATE pg_obs SET guid = desc WHERE guid IS NULL;\n"
+	"DROP TABLE IF EXISTS temp.pg_local;\n"
+	"CREATE TEMP TABLE pg_local AS SELECT DISTINCT rank, local_id, guid FROM pg_obs\n"
+	"  WHERE local_id IS NOT NULL AND guid IS NOT NULL AND rank IS NOT NULL;\n"
+	"DELETE FROM process_groups; DELETE FROM pg_members;\n"
+	"INSERT INTO pg_members(pg, rank, pg_rank, pg_local_id)\n"
+	"  SELECT guid, rank, max(pg_rank), max(local_id) FROM pg_obs\n"
+	"  WHERE guid IS NOT NULL AND rank IS NOT NULL GROUP BY guid, rank;\n"
+	"INSERT OR IGNORE INTO pg_members(pg, rank, pg_rank)\n"
+	"  SELECT o.guid, CAST(j.value AS INTEGER), CAST(j.key AS INTEGER)\n"
+	"  FROM pg_obs o, json_each(o.ranks) j WHERE o.ranks IS NOT NULL AND json_valid(o.ranks);\n"
+	"UPDATE pg_members SET pg_rank = (SELECT CAST(j.key AS INTEGER) FROM pg_obs o, json_each(o.ranks) j\n"
+	"    WHERE o.guid = pg_members.pg AND json_valid(o.ranks) AND CAST(j.value AS INTEGER) = pg_members.rank LIMIT 1)\n"
+	"  WHERE pg_rank IS NULL;\n"
+	"INSERT INTO process_groups(pg, name, desc, size, ranks, evidence)\n"
+	"  SELECT o.guid, o.guid, (SELECT max(desc) FROM pg_obs o2 WHERE o2.guid = o.guid AND desc <> 'undefined'),\n"
+	"    (SELECT count(*) FROM pg_members m WHERE m.pg = o.guid),\n"
+	"    (SELECT json_group_array(rank) FROM (SELECT rank FROM pg_members m WHERE m.pg = o.guid ORDER BY rank)),\n"
+	"    group_concat(DISTINCT o.evidence)\n"
+	"  FROM pg_obs o WHERE o.guid IS NOT NULL GROUP BY o.guid;\n"
+	"UPDATE process_groups SET size = max(size, coalesce((SELECT max(json_array_length(ranks)) FROM pg_obs o\n"
+	"    WHERE o.guid = process_groups.pg AND json_valid(o.ranks)), 0));\n";
+
+/* The key of the group an event names (see the file comment). */
+#define PG_KEY(e)                                                                                              \
+	"coalesce(CAST(json_extract(" e ".fields,'$.pg_guid') AS TEXT), CAST(json_extract(" e                  \
+	".fields,'$.pg_name') AS TEXT), (SELECT d.guid FROM pg_desc_guid d WHERE d.desc = json_extract(" e      \
+	".fields,'$.pg_desc')), json_extract(" e ".fields,'$.pg_desc'), (SELECT l.guid FROM pg_local l WHERE "  \
+	"l.rank = " e ".rank AND l.local_id = json_extract(" e ".fields,'$.pg_id')))"
+
+static const char coll_sql[] =
+	"DELETE FROM collectives; DELETE FROM pg_status;\n"
+	"INSERT INTO collectives(rank, pg, seq, op, numel_in, numel_out, dtype, state, time_created_us,\n"
+	"    time_started_us, time_completed_us, duration_ms, evidence, event_id)\n"
+	"  SELECT rank, " PG_KEY("e") ", json_extract(fields,'$.seq'), norm_op(json_extract(fields,'$.op')),\n"
+	"    json_extract(fields,'$.numel_in'), json_extract(fields,'$.numel_out'), json_extract(fields,'$.dtype'),\n"
+	"    json_extract(fields,'$.state'), json_extract(fields,'$.time_created_us'),\n"
+	"    json_extract(fields,'$.time_started_us'), json_extract(fields,'$.time_completed_us'),\n"
+	"    json_extract(fields,'$.duration_ms'), 'flight recorder', event_id\n"
+	"  FROM events e WHERE kind = 'fr_entry' AND coalesce(json_extract(fields,'$.is_p2p'), 0) = 0;\n"
+	/* a watchdog timeout names its group on the "failure detected" line that follows it */
+	"DROP TABLE IF EXISTS temp.wd;\n"
+	"CREATE TEMP TABLE wd AS SELECT w.event_id, w.rank, w.time_us, w.fields,\n"
+	"  (SELECT f.event_id FROM events f WHERE f.kind = 'pg_failure_detected' AND f.source_id = w.source_id\n"
+	"     AND f.line_no > w.line_no AND f.line_no <= w.line_no + 16\n"
+	"     AND json_extract(f.fields,'$.seq') = json_extract(w.fields,'$.seq')\n"
+	"     AND coalesce(json_extract(f.fields,'$.pg_rank'), -1) = coalesce(json_extract(w.fields,'$.pg_rank'), -1)\n"
+	"   ORDER BY f.line_no LIMIT 1) AS fd\n"
+	"  FROM events w WHERE w.kind IN ('pg_watchdog_timeout', 'pg_async_exception');\n"
+	"INSERT INTO collectives(rank, pg, seq, op, numel_in, numel_out, state, time_completed_us, evidence, event_id)\n"
+	"  SELECT w.rank, coalesce(" PG_KEY("f") ", " PG_KEY("w") "), json_extract(w.fields,'$.seq'),\n"
+	"    norm_op(json_extract(w.fields,'$.op')), json_extract(w.fields,'$.numel_in'),\n"
+	"    json_extract(w.fields,'$.numel_out'),\n"
+	"    CASE WHEN ev.kind = 'pg_watchdog_timeout' THEN 'timed_out' ELSE 'failed' END, w.time_us,\n"
+	"    CASE WHEN ev.kind = 'pg_watchdog_timeout' THEN 'watchdog timeout' ELSE 'async exception' END,\n"
+	"    min(w.event_id)\n"
+	"  FROM wd w JOIN events ev ON ev.event_id = w.event_id LEFT JOIN events f ON f.event_id = w.fd\n"
+	"  GROUP BY w.rank, 2, 3, 4, 7;\n"
+	/* per-rank group status: flight recorder, "failure detected", dump signals */
+	"INSERT INTO pg_status(rank, pg, last_enqueued, last_started, last_completed, time_us, evidence, event_id)\n"
+	"  SELECT rank, " PG_KEY("e") ", json_extract(fields,'$.last_enqueued'), json_extract(fields,'$.last_started'),\n"
+	"    json_extract(fields,'$.last_completed'), NULL, 'flight-recorder pg_status', event_id\n"
+	"  FROM events e WHERE kind = 'fr_pg_status';\n"
+	"INSERT INTO pg_status(rank, pg, last_enqueued, last_completed, time_us, evidence, event_id)\n"
+	"  SELECT rank, " PG_KEY("e") ", json_extract(fields,'$.last_enqueued'), json_extract(fields,'$.last_completed'),\n"
+	"    min(time_us), CASE kind WHEN 'pg_failure_detected' THEN 'watchdog' ELSE 'dump signal' END, min(event_id)\n"
+	"  FROM events e WHERE kind IN ('pg_failure_detected', 'pg_dump_signal')\n"
+	"    AND json_extract(fields,'$.last_enqueued') IS NOT NULL\n"
+	"  GROUP BY rank, 2, 3, 4, 6;\n"
+	"CREATE INDEX IF NOT EXISTS collectives_pg_seq ON collectives(pg, seq, rank);\n"
+	"CREATE INDEX IF NOT EXISTS collectives_rank ON collectives(rank, pg, seq);\n";
+
+void analysis_collectives(sqlite3 *db)
+{
+	db_exec(db, pg_sql);
+	db_exec(db, coll_sql);
+}

@@ -1,0 +1,60 @@
+/* analysis_diagnosis.c: names the rank(s) and the collective that failed
+ * first, and why. The causes are tried in a fixed order, from those that end
+ * in an error (init, exception, death) to those that end in a hang
+ * (mismatch, stall, silence); the first that the evidence supports wins. */
+#include "analysis_internal.h"
+
+#include <string.h>
+
+#include "diagnosis.h"
+#include "findings.h"
+
+static void reset(struct verdict *v)
+{
+	v->nculprits = 0;
+	v->nevidence = 0;
+	v->nmissing = 0;
+	v->pg[0] = v->op[0] = '\0';
+	v->seq = -1;
+	buf_clear(&v->summary);
+	v->outcome = v->cause = v->confidence = NULL;
+}
+
+typedef bool (*cause_fn)(struct diagnosis *d);
+
+void analysis_diagnosis(sqlite3 *db)
+{
+	struct diagnosis d;
+	diag_load(&d, db);
+	diag_responsiveness(&d);
+	static const cause_fn crash[] = {diag_init_failure, diag_app_exception, diag_rank_exited};
+	static const cause_fn hang[] = {diag_mismatch, diag_stalled, diag_unresponsive, diag_stalled_text};
+	bool done = false;
+	for (size_t i = 0; i < ARRAY_LEN(crash) && !done; i++) {
+		reset(&d.v);
+		done = crash[i](&d);
+	}
+	for (size_t i = 0; i < ARRAY_LEN(hang) && !done && d.t0 != T_NONE; i++) {
+		reset(&d.v);
+		done = hang[i](&d);
+	}
+	if (!done && d.t0 == T_NONE) {
+		reset(&d.v);
+		done = diag_completed(&d);
+	}
+	if (!done) {
+		reset(&d.v);
+		d.v.outcome = d.t0 != T_NONE ? "hang" : "unknown";
+		d.v.cause = "unknown";
+		d.v.confidence = "low";
+		d.v.first_failure_t = d.t0;
+		if (d.t0 != T_NONE)
+			buf_puts(&d.v.summary, "The job failed, but the logs do not tell which rank started it: no rank"
+					       " stands out (all timed out, none died first, no mismatch recorded).");
+		else
+			buf_puts(&d.v.summary, "The logs show neither a failure nor a successful end of the job.");
+	}
+	diag_write(&d);
+	findings_dedup(db);
+	diag_free(&d);
+}

@@ -1,0 +1,12 @@
+/* analysis_internal.h: the analyses run by analysis_run(), in order. Each
+ * reads the case and writes its tables through SQL only. */
+#ifndef NF_ANALYSIS_INTERNAL_H
+#define NF_ANALYSIS_INTERNAL_H
+
+#include <sqlite3.h>
+
+void analysis_collectives(sqlite3 *db);  /* process_groups, pg_members, collectives, pg_status */
+void analysis_rank_status(sqlite3 *db);  /* rank_status */
+void analysis_diagnosis(sqlite3 *db);    /* verdict, cascade, findings (cause) */
+
+#endif

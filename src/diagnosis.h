@@ -1,0 +1,111 @@
+/* diagnosis.h: the model the diagnosis reasons on (one struct per rank, read
+ * from rank_status and the other analysis tables) and the verdict it builds.
+ * diagnosis_model.c loads, diagnosis_crash.c and diagnosis_hang.c decide,
+ * diagnosis_write.c writes verdict, evidence and cascade. */
+#ifndef NF_DIAGNOSIS_H
+#define NF_DIAGNOSIS_H
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+#define T_NONE INT64_MIN
+
+struct rank_facts {
+	int rank;
+	char host[128];
+	int local_rank;
+	long events;
+	int64_t first_t, last_t, last_progress_t;
+	long last_step;
+	int64_t last_step_t;
+	int64_t first_error_t;
+	char first_error_kind[48];
+	int64_t first_error_event;
+	int64_t first_timeout_t;
+	bool exited;
+	int exit_code;
+	char exit_signal[16];
+	int64_t exit_t;
+	int64_t exit_event;
+	bool sigterm_by_launcher, watchdog_abort, has_dump, init_complete;
+	/* filled by the diagnosis */
+	bool responsive;      /* logged or dumped around the first failure */
+	bool frozen;          /* a watchdog that ran far past its timeout */
+	int64_t frozen_event;
+	const char *role;     /* "cause", "consequence", "detector", "healthy", "absent" */
+};
+
+struct cited {
+	int64_t event_id;     /* > 0: an event (its line is cited) */
+	int64_t source_id, line_no;
+	char note[160];
+};
+
+struct verdict {
+	const char *outcome, *cause, *confidence;
+	int *culprits;
+	size_t nculprits, culprits_cap;
+	char pg[128];         /* display name of the group, "" if none */
+	long seq;             /* -1 if none */
+	char op[32];
+	int64_t first_failure_t;
+	struct buf summary;
+	struct cited *evidence;
+	size_t nevidence, evidence_cap;
+	char missing[8][160];
+	int nmissing;
+};
+
+struct diagnosis {
+	sqlite3 *db;
+	struct rank_facts *ranks;
+	size_t nranks;
+	int world;            /* world size the logs state, or nranks */
+	int64_t t0;           /* first failure in the job (T_NONE: none) */
+	bool completed;       /* the launcher or the app said it finished */
+	bool any_dump;
+	struct verdict v;
+};
+
+/* diagnosis_model.c */
+void diag_load(struct diagnosis *d, sqlite3 *db);
+void diag_free(struct diagnosis *d);
+struct rank_facts *diag_rank(struct diagnosis *d, int rank);
+const char *diag_pg_display(struct diagnosis *d, const char *pg, char *out, size_t n);
+void diag_hosts_json(struct diagnosis *d, const int *ranks, size_t n, struct buf *out);
+void fmt_time(int64_t t, char *out, size_t n);
+
+/* verdict building */
+void v_culprit(struct verdict *v, int rank);
+bool v_has_culprit(const struct verdict *v, int rank);
+void v_cite_event(struct verdict *v, int64_t event_id, const char *note);
+void v_cite_line(struct verdict *v, int64_t source_id, int64_t line_no, const char *note);
+void v_missing(struct verdict *v, const char *fmt, ...) NF_PRINTF(2, 3);
+
+/* causes, tried in this order; each returns true when it decided */
+bool diag_init_failure(struct diagnosis *d);
+bool diag_app_exception(struct diagnosis *d);
+bool diag_rank_exited(struct diagnosis *d);
+bool diag_mismatch(struct diagnosis *d);
+bool diag_stalled(struct diagnosis *d);
+bool diag_unresponsive(struct diagnosis *d);
+bool diag_stalled_text(struct diagnosis *d);
+bool diag_completed(struct diagnosis *d);
+void diag_responsiveness(struct diagnosis *d);
+
+/* diagnosis_write.c */
+void diag_write(struct diagnosis *d);
+
+/* helpers for SQL in the diagnosis files */
+int64_t q_int(sqlite3 *db, int64_t def, const char *sql, ...);
+bool q_text(sqlite3 *db, char *out, size_t n, const char *sql, ...);
+
+
+/* "rank 6 (gpu-node04, local rank 0)" */
+void rank_desc(struct diagnosis *d, int rank, struct buf *out);
+/* "2, 3" / "0-5, 8" */
+void fmt_rank_list(const int *ranks, size_t n, struct buf *out);
+#endif

@@ -1,0 +1,309 @@
+/* diagnosis_crash.c: causes that end in an error rather than a hang:
+ * communicator init failure, an application exception, a process that died. */
+#include "diagnosis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "case_db.h"
+
+/* Slack between clocks of different loggers and hosts, and the launcher's
+ * polling delay: failures this close are "at the same time". */
+#define SLACK_US (30 * 1000000LL)
+
+static int64_t others_first_failure(struct diagnosis *d, const struct verdict *v, int except_rank)
+{
+	int64_t t = T_NONE;
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (r->rank == except_rank || v_has_culprit(v, r->rank) || r->first_error_t == T_NONE)
+			continue;
+		if (t == T_NONE || r->first_error_t < t)
+			t = r->first_error_t;
+	}
+	return t;
+}
+
+/* ---- init failure ---- */
+
+bool diag_init_failure(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	/* local init errors, or errors of a rank that never finished init */
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT rank, min(event_id), min(time_us) FROM events WHERE rank IS NOT NULL AND ("
+		"  kind IN ('nccl_no_socket_if','nccl_net_no_interface')"
+		"  OR (kind IN ('nccl_warn','nccl_cuda_failure','nccl_error_exception','py_exception')"
+		"      AND rank IN (SELECT rank FROM rank_status WHERE init_complete = 0))"
+		") GROUP BY rank ORDER BY rank");
+	int64_t first = T_NONE;
+	int64_t first_event = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int rank = sqlite3_column_int(st, 0);
+		struct rank_facts *r = diag_rank(d, rank);
+		if (r && r->init_complete && r->first_error_kind[0] &&
+		    strcmp(r->first_error_kind, "nccl_no_socket_if") != 0 &&
+		    strcmp(r->first_error_kind, "nccl_net_no_interface") != 0)
+			continue;
+		v_culprit(v, rank);
+		int64_t t = sqlite3_column_type(st, 2) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, 2);
+		if (t != T_NONE && (first == T_NONE || t < first)) {
+			first = t;
+			first_event = sqlite3_column_int64(st, 1);
+		}
+		v_cite_event(v, sqlite3_column_int64(st, 1), "init error");
+	}
+	sqlite3_finalize(st);
+	if (v->nculprits == 0)
+		return false;
+
+	v->outcome = "init_failure";
+	v->cause = "init_failure";
+	v->first_failure_t = first != T_NONE ? first : d->t0;
+	(void)first_event;
+	struct buf hosts = {0}, list = {0}, who = {0};
+	diag_hosts_json(d, v->culprits, v->nculprits, &hosts);
+	fmt_rank_list(v->culprits, v->nculprits, &list);
+
+	char what[256] = "", host[128] = "", ifname[128] = "", other_if[128] = "", other_hosts[256] = "";
+	/* what failed: NCCL's own words when it said them, else the exception */
+	int64_t what_ev = q_int(d->db, 0,
+		"SELECT min(event_id) FROM events WHERE kind IN ('nccl_no_socket_if','nccl_net_no_interface')"
+		" AND rank IS NOT NULL");
+	if (!what_ev)
+		what_ev = v->evidence[0].event_id;
+	q_text(d->db, what, sizeof(what),
+	       "SELECT CASE kind WHEN 'nccl_no_socket_if' THEN json_extract(fields,'$.what') || ' : no socket interface found'"
+	       " WHEN 'nccl_net_no_interface' THEN 'NET/' || json_extract(fields,'$.plugin') || ' : no interface found'"
+	       " ELSE coalesce(json_extract(fields,'$.msg'), kind) END FROM events WHERE event_id = %lld",
+	       (long long)what_ev);
+	struct rank_facts *c0 = diag_rank(d, v->culprits[0]);
+	if (c0)
+		snprintf(host, sizeof(host), "%s", c0->host);
+	/* the interface setting on the failing host, and what the others used */
+	int64_t env_ev = q_int(d->db, 0,
+		"SELECT min(event_id) FROM events WHERE kind = 'nccl_env' AND host = %Q"
+		" AND json_extract(fields,'$.name') = 'NCCL_SOCKET_IFNAME'", host);
+	q_text(d->db, ifname, sizeof(ifname), "SELECT json_extract(fields,'$.value') FROM events WHERE event_id = %lld",
+	       (long long)env_ev);
+	int64_t other_ev = q_int(d->db, 0,
+		"SELECT min(event_id) FROM events WHERE kind = 'nccl_bootstrap_if' AND host IS NOT NULL AND host <> %Q", host);
+	q_text(d->db, other_if, sizeof(other_if),
+	       "SELECT json_extract(fields,'$.ifname') FROM events WHERE event_id = %lld", (long long)other_ev);
+	q_text(d->db, other_hosts, sizeof(other_hosts),
+	       "SELECT group_concat(h, ', ') FROM (SELECT DISTINCT host AS h FROM events WHERE kind = 'nccl_bootstrap_if'"
+	       " AND host <> %Q ORDER BY host)", host);
+
+	buf_printf(&v->summary, "NCCL communicator init failed on %s (rank%s %s): \"%s\".",
+		   host[0] ? host : "some hosts", v->nculprits > 1 ? "s" : "", list.data, what[0] ? what : "init error");
+	if (ifname[0]) {
+		buf_printf(&v->summary, " NCCL_SOCKET_IFNAME is set to %s there", ifname);
+		if (strstr(what, "no socket interface") || strstr(what, "no interface"))
+			buf_printf(&v->summary, ", an interface that host does not have");
+		if (other_if[0])
+			buf_printf(&v->summary, "; the other hosts (%s) bootstrapped on %s", other_hosts, other_if);
+		buf_putc(&v->summary, '.');
+		v_cite_event(v, env_ev, "interface setting on the failing host");
+		if (other_ev)
+			v_cite_event(v, other_ev, "interface the other hosts used");
+	}
+	/* who waited */
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (!v_has_culprit(v, r->rank) && r->events && !r->init_complete) {
+			if (who.len)
+				buf_puts(&who, ", ");
+			buf_printf(&who, "%d", r->rank);
+		}
+	}
+	if (who.len)
+		buf_printf(&v->summary, " Rank%s %s waited in init for them.", strchr(who.data, ',') ? "s" : "", who.data);
+	/* the Python side of the failure */
+	int64_t exc = q_int(d->db, 0,
+		"SELECT min(event_id) FROM events WHERE kind = 'py_exception' AND rank = %d", v->culprits[0]);
+	v_cite_event(v, exc, "exception in init_process_group");
+	v->confidence = env_ev || strstr(what, "interface") ? "high" : "medium";
+	buf_free(&hosts);
+	buf_free(&list);
+	buf_free(&who);
+	return true;
+}
+
+/* ---- application exception ---- */
+
+/* Exceptions that report a communication failure are consequences. */
+static bool consequence_exception(const char *type, const char *msg)
+{
+	static const char *const words[] = {
+		"NCCL", "nccl", "Watchdog", "watchdog", "ProcessGroup", "timed out", "Timed out", "timeout",
+		"remote process", "communicator", "TCPStore", "Connection reset", "Broken pipe", "Connection closed",
+		"ChildFailedError", "DistBackendError", "DistNetworkError", "DistStoreError", "SIGTERM", "SignalException",
+	};
+	for (size_t i = 0; i < ARRAY_LEN(words); i++)
+		if (strstr(type, words[i]) || strstr(msg, words[i]))
+			return true;
+	return false;
+}
+
+bool diag_app_exception(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT event_id, rank, time_us, coalesce(json_extract(fields,'$.type'),''),"
+		" coalesce(json_extract(fields,'$.msg'),'') FROM events"
+		" WHERE kind = 'py_exception' AND rank IS NOT NULL ORDER BY time_us IS NULL, time_us, event_id");
+	int64_t first_t = T_NONE, first_ev = 0;
+	int first_rank = -1;
+	char type[128] = "", msg[256] = "";
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *ty = (const char *)sqlite3_column_text(st, 3);
+		const char *ms = (const char *)sqlite3_column_text(st, 4);
+		if (consequence_exception(ty, ms))
+			continue;
+		int rank = sqlite3_column_int(st, 1);
+		struct rank_facts *r = diag_rank(d, rank);
+		int64_t t = sqlite3_column_type(st, 2) == SQLITE_NULL ? (r ? r->exit_t : T_NONE)
+								     : sqlite3_column_int64(st, 2);
+		if (first_rank < 0) {
+			first_rank = rank;
+			first_t = t;
+			first_ev = sqlite3_column_int64(st, 0);
+			snprintf(type, sizeof(type), "%s", ty);
+			snprintf(msg, sizeof(msg), "%s", ms);
+			v_culprit(v, rank);
+		} else if (rank != first_rank && t != T_NONE && first_t != T_NONE && t - first_t < 2000000 &&
+			   strcmp(ty, type) == 0) {
+			v_culprit(v, rank); /* the same error at the same moment elsewhere */
+		}
+	}
+	sqlite3_finalize(st);
+	if (first_rank < 0)
+		return false;
+	int64_t others = others_first_failure(d, v, first_rank);
+	if (first_t != T_NONE && others != T_NONE && first_t > others + SLACK_US) {
+		v->nculprits = 0; /* it came after the others failed: a consequence */
+		return false;
+	}
+	struct rank_facts *r = diag_rank(d, first_rank);
+	v->outcome = "crash";
+	v->cause = "app_exception";
+	v->first_failure_t = first_t != T_NONE ? first_t : d->t0;
+	v->confidence = "high";
+	struct buf who = {0};
+	rank_desc(d, first_rank, &who);
+	buf_printf(&v->summary, "%s raised %s%s%s", who.data, type, msg[0] ? ": " : "", msg);
+	if (r && r->last_step >= 0)
+		buf_printf(&v->summary, " after step %ld", r->last_step);
+	if (r && r->exited)
+		buf_printf(&v->summary, " and exited with code %d", r->exit_code);
+	buf_putc(&v->summary, '.');
+	if (v->nculprits > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " Ranks %s raised it too.", l.data);
+		buf_free(&l);
+	}
+	if (others != T_NONE) {
+		char t[32];
+		fmt_time(others, t, sizeof(t));
+		buf_printf(&v->summary, " The other ranks failed after it (first at %s): consequences.", t);
+	}
+	v_cite_event(v, first_ev, "the exception");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT max(event_id) FROM events WHERE kind = 'py_traceback' AND source_id ="
+			      " (SELECT source_id FROM events WHERE event_id = %lld) AND event_id < %lld",
+			      (long long)first_ev, (long long)first_ev),
+		     "traceback");
+	if (r && r->exit_event)
+		v_cite_event(v, r->exit_event, "process exit");
+	buf_free(&who);
+	return true;
+}
+
+/* ---- a process that died ---- */
+
+static bool external_exit(const struct rank_facts *r)
+{
+	if (!r->exited || r->exit_code == 0 || r->sigterm_by_launcher || r->watchdog_abort)
+		return false;
+	/* an abort after its own collective failure is PyTorch tearing down */
+	if (r->first_timeout_t != T_NONE && (r->exit_t == T_NONE || r->first_timeout_t <= r->exit_t))
+		return false;
+	if (strcmp(r->exit_signal, "SIGABRT") == 0 && r->first_error_t != T_NONE &&
+	    (r->exit_t == T_NONE || r->first_error_t <= r->exit_t))
+		return false;
+	return true;
+}
+
+bool diag_rank_exited(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	struct rank_facts *first = NULL;
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (!external_exit(r))
+			continue;
+		if (!first || (r->exit_t != T_NONE && (first->exit_t == T_NONE || r->exit_t < first->exit_t)))
+			first = r;
+	}
+	if (!first)
+		return false;
+	int64_t others = others_first_failure(d, v, first->rank);
+	if (first->exit_t != T_NONE && others != T_NONE && first->exit_t > others + SLACK_US)
+		return false;
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (external_exit(r) && (r == first || (r->exit_t != T_NONE && first->exit_t != T_NONE &&
+							r->exit_t - first->exit_t < 5000000)))
+			v_culprit(v, r->rank);
+	}
+	v->outcome = "crash";
+	v->cause = "rank_exited";
+	v->first_failure_t = others != T_NONE && (first->exit_t == T_NONE || others < first->exit_t) ? others : first->exit_t;
+	v->confidence = "high";
+	struct buf who = {0};
+	rank_desc(d, first->rank, &who);
+	char t[32];
+	fmt_time(first->exit_t, t, sizeof(t));
+	buf_printf(&v->summary, "%s died: exit code %d%s%s%s", who.data, first->exit_code,
+		   first->exit_signal[0] ? " (" : "", first->exit_signal, first->exit_signal[0] ? ")" : "");
+	buf_printf(&v->summary, ", reported by its launcher at %s", t);
+	if (first->last_step >= 0) {
+		fmt_time(first->last_step_t, t, sizeof(t));
+		buf_printf(&v->summary, "; its last step was %ld at %s", first->last_step, t);
+	}
+	buf_puts(&v->summary, ". Nothing in its logs explains it (no error, no timeout before it died)");
+	if (strcmp(first->exit_signal, "SIGKILL") == 0)
+		buf_puts(&v->summary, ": it was killed from outside (OOM killer, scheduler, operator)");
+	buf_putc(&v->summary, '.');
+	if (v->nculprits > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " Ranks %s died at the same time.", l.data);
+		buf_free(&l);
+	}
+	/* the peers' view: connections closed, remote errors */
+	int64_t peer = q_int(d->db, 0,
+		"SELECT event_id FROM events WHERE kind IN ('nccl_socket_closed','nccl_error_code','pg_async_exception',"
+		" 'pg_failure_detected') AND rank IS NOT NULL AND rank <> %d ORDER BY time_us IS NULL, time_us, event_id"
+		" LIMIT 1", first->rank);
+	if (others != T_NONE) {
+		fmt_time(others, t, sizeof(t));
+		buf_printf(&v->summary, " Its peers lost it and failed from %s on.", t);
+	}
+	v_cite_event(v, first->exit_event, "the exit");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT e.event_id FROM events e WHERE e.kind = 'torchrun_failure_traceback'"
+			      " AND json_extract(e.fields,'$.pid') = (SELECT pid FROM ranks WHERE rank = %d)"
+			      " AND e.host = %Q ORDER BY e.event_id LIMIT 1",
+			      first->rank, first->host),
+		     "signal");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT max(event_id) FROM events WHERE kind = 'app_step' AND rank = %d", first->rank),
+		     "last step");
+	v_cite_event(v, peer, "a peer losing it");
+	buf_free(&who);
+	return true;
+}

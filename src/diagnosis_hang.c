@@ -1,0 +1,657 @@
+/* diagnosis_hang.c: causes of a hang, compared rank against rank within each
+ * process group: a collective mismatch at the same sequence number, a rank
+ * that never enqueued what its peers waited on, ranks (or a whole host) that
+ * went silent without exiting. */
+#include "diagnosis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_db.h"
+
+#define SLACK_US (30 * 1000000LL)
+/* how long after the first failure a live process shows signs of life */
+#define ALIVE_WINDOW_US (60 * 1000000LL)
+
+/* ---- responsiveness ---- */
+
+void diag_responsiveness(struct diagnosis *d)
+{
+	if (d->t0 == T_NONE)
+		return;
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT rank, count(*) FROM events WHERE rank IS NOT NULL AND time_us BETWEEN ?1 AND ?2"
+		" AND coalesce(clock, '') <> 'inherited' AND kind NOT LIKE 'fr\\_%' ESCAPE '\\'"
+		" AND NOT (kind = 'pg_watchdog_timeout' AND json_extract(fields,'$.ran_ms') >"
+		"          1.5 * json_extract(fields,'$.timeout_ms') + 10000)"
+		" GROUP BY rank");
+	sqlite3_bind_int64(st, 1, d->t0 - 1000000);
+	sqlite3_bind_int64(st, 2, d->t0 + ALIVE_WINDOW_US);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct rank_facts *r = diag_rank(d, sqlite3_column_int(st, 0));
+		if (r && sqlite3_column_int64(st, 1) > 0)
+			r->responsive = true;
+	}
+	sqlite3_finalize(st);
+	/* a watchdog that reports far more than its timeout was not running:
+	 * the process was stopped or its host frozen */
+	st = db_prepare(d->db,
+		"SELECT rank, min(event_id) FROM events WHERE kind = 'pg_watchdog_timeout' AND rank IS NOT NULL"
+		" AND json_extract(fields,'$.ran_ms') > 1.5 * json_extract(fields,'$.timeout_ms') + 10000 GROUP BY rank");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct rank_facts *r = diag_rank(d, sqlite3_column_int(st, 0));
+		if (r) {
+			r->frozen = true;
+			r->frozen_event = sqlite3_column_int64(st, 1);
+		}
+	}
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < d->nranks; i++)
+		if (d->ranks[i].has_dump)
+			d->ranks[i].responsive = true;
+}
+
+/* The collective a set of ranks' peers waited on first: the timed-out
+ * collective with the earliest start, preferring groups one of them is in. */
+static void first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
+{
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
+		" WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
+		" ORDER BY e.time_us - coalesce(json_extract(e.fields,'$.ran_ms'), 0) * 1000, e.time_us LIMIT 1");
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(pg, pgn, "%s", (const char *)sqlite3_column_text(st, 0));
+		*seq = sqlite3_column_int64(st, 1);
+		snprintf(op, opn, "%s", sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
+		*ev = sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+}
+
+static void set_pg(struct diagnosis *d, const char *pg)
+{
+	diag_pg_display(d, pg, d->v.pg, sizeof(d->v.pg));
+}
+
+/* ---- collective mismatch ---- */
+
+struct sig {
+	int rank;
+	char op[32];
+	int64_t in, out; /* -1 unknown */
+	int64_t event_id;
+};
+
+static bool sig_eq(const struct sig *a, const struct sig *b)
+{
+	if (strcmp(a->op, b->op) != 0)
+		return false;
+	if (a->in >= 0 && b->in >= 0 && a->in != b->in)
+		return false;
+	if (a->out >= 0 && b->out >= 0 && a->out != b->out)
+		return false;
+	return true;
+}
+
+static void sig_text(const struct sig *s, char *out, size_t n)
+{
+	if (s->in >= 0 && s->out >= 0 && s->in != s->out)
+		snprintf(out, n, "%s of %lld -> %lld elements", s->op, (long long)s->in, (long long)s->out);
+	else if (s->in >= 0)
+		snprintf(out, n, "%s of %lld elements", s->op, (long long)s->in);
+	else
+		snprintf(out, n, "%s", s->op);
+}
+
+static int64_t col_i(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+/* The signature the group's history predicts at seq: the shortest period
+ * that repeats over the known past. false if none. */
+static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *expect)
+{
+	enum { HIST = 48 };
+	struct sig hist[HIST];
+	bool known[HIST] = {false};
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT seq, op, numel_in, numel_out, count(*) AS n FROM collectives"
+		" WHERE pg = ?1 AND seq BETWEEN ?2 AND ?3 AND op IS NOT NULL"
+		" GROUP BY seq, op, numel_in, numel_out ORDER BY seq, n DESC");
+	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, seq - HIST);
+	sqlite3_bind_int64(st, 3, seq - 1);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		long s = sqlite3_column_int64(st, 0);
+		int i = (int)(s - (seq - HIST));
+		if (i < 0 || i >= HIST || known[i])
+			continue;
+		known[i] = true;
+		snprintf(hist[i].op, sizeof(hist[i].op), "%s", (const char *)sqlite3_column_text(st, 1));
+		hist[i].in = col_i(st, 2);
+		hist[i].out = col_i(st, 3);
+	}
+	sqlite3_finalize(st);
+	for (int p = 1; p <= 16; p++) {
+		int checks = 0;
+		bool ok = true;
+		for (int i = HIST - 1; i - p >= 0 && checks < 3 * p + 2; i--) {
+			if (!known[i] || !known[i - p])
+				continue;
+			if (!sig_eq(&hist[i], &hist[i - p])) {
+				ok = false;
+				break;
+			}
+			checks++;
+		}
+		if (ok && checks >= p + 1 && known[HIST - p]) {
+			*expect = hist[HIST - p];
+			return true;
+		}
+	}
+	return false;
+}
+
+bool diag_mismatch(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	/* the earliest (group, seq) where ranks disagree on op or size */
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT pg, seq FROM collectives WHERE pg IS NOT NULL AND seq IS NOT NULL"
+		" AND op NOT IN ('SEND','RECV','ALLTOALL','GATHER','SCATTER','COALESCED')"
+		" GROUP BY pg, seq HAVING count(DISTINCT op) > 1 OR count(DISTINCT numel_in) > 1"
+		"   OR count(DISTINCT numel_out) > 1"
+		" ORDER BY min(time_created_us) IS NULL, min(time_created_us), seq LIMIT 1");
+	char pg[128] = "";
+	long seq = -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		seq = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+
+	if (seq < 0) {
+		/* no two ranks recorded the same seq; NCCL may still have caught it */
+		int64_t ev = q_int(d->db, 0,
+			"SELECT event_id FROM events WHERE kind = 'nccl_socket_truncated' AND rank IS NOT NULL"
+			" ORDER BY time_us IS NULL, time_us LIMIT 1");
+		if (!ev)
+			return false;
+		int rank = (int)q_int(d->db, -1, "SELECT rank FROM events WHERE event_id = %lld", (long long)ev);
+		v_culprit(v, rank);
+		v->outcome = "hang";
+		v->cause = "collective_mismatch";
+		v->confidence = "medium";
+		v->first_failure_t = d->t0;
+		int64_t wev = 0;
+		first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
+		if (pg[0]) {
+			set_pg(d, pg);
+			v->seq = seq;
+		}
+		struct buf who = {0};
+		rank_desc(d, rank, &who);
+		buf_printf(&v->summary,
+			   "%s received a message of the wrong size from a peer (NCCL: \"message truncated\"): the ranks"
+			   " called collectives of different sizes or in a different order.",
+			   who.data);
+		if (pg[0])
+			buf_printf(&v->summary, " Its peers then timed out on %s #%ld of group %s.", v->op, seq, v->pg);
+		v_cite_event(v, ev, "size mismatch seen by NCCL");
+		v_cite_event(v, wev, "peers waiting");
+		v_missing(v, "flight-recorder entries of the ranks at that sequence number (to see each rank's collective)");
+		buf_free(&who);
+		return true;
+	}
+
+	/* each rank's signature at (pg, seq), flight recorder first */
+	struct sig *s = NULL;
+	size_t n = 0, cap = 0;
+	st = db_prepare(d->db,
+		"SELECT rank, op, numel_in, numel_out, event_id FROM collectives WHERE pg = ?1 AND seq = ?2"
+		" ORDER BY rank, evidence <> 'flight recorder', event_id");
+	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, seq);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int rank = sqlite3_column_int(st, 0);
+		if (n && s[n - 1].rank == rank)
+			continue;
+		xgrow(&s, &cap, n + 1, sizeof(*s));
+		s[n].rank = rank;
+		snprintf(s[n].op, sizeof(s[n].op), "%s", (const char *)sqlite3_column_text(st, 1));
+		s[n].in = col_i(st, 2);
+		s[n].out = col_i(st, 3);
+		s[n].event_id = sqlite3_column_int64(st, 4);
+		n++;
+	}
+	sqlite3_finalize(st);
+
+	/* who deviates: from the group's history, else the majority */
+	struct sig expect;
+	bool have_expect = predict(d, pg, seq, &expect);
+	size_t matching = 0;
+	if (have_expect)
+		for (size_t i = 0; i < n; i++)
+			matching += sig_eq(&s[i], &expect);
+	const char *how;
+	if (have_expect && matching > 0 && matching < n) {
+		for (size_t i = 0; i < n; i++)
+			if (!sig_eq(&s[i], &expect))
+				v_culprit(v, s[i].rank);
+		how = "the group's own history";
+		v->confidence = "high";
+	} else {
+		/* majority */
+		size_t best = 0, best_count = 0;
+		bool tie = false;
+		for (size_t i = 0; i < n; i++) {
+			size_t c = 0;
+			for (size_t j = 0; j < n; j++)
+				c += sig_eq(&s[i], &s[j]);
+			if (c > best_count) {
+				best = i;
+				best_count = c;
+				tie = false;
+			} else if (c == best_count && !sig_eq(&s[i], &s[best])) {
+				tie = true;
+			}
+		}
+		if (!tie && best_count * 2 > n) {
+			for (size_t i = 0; i < n; i++)
+				if (!sig_eq(&s[i], &s[best]))
+					v_culprit(v, s[i].rank);
+			expect = s[best];
+			have_expect = true;
+			how = "the majority of the group";
+			v->confidence = "medium";
+		} else {
+			for (size_t i = 0; i < n; i++)
+				v_culprit(v, s[i].rank);
+			how = NULL;
+			v->confidence = "low";
+		}
+	}
+	v->outcome = "hang";
+	v->cause = "collective_mismatch";
+	v->first_failure_t = d->t0;
+	set_pg(d, pg);
+	v->seq = seq;
+	snprintf(v->op, sizeof(v->op), "%s", have_expect ? expect.op : s[0].op);
+
+	struct buf who = {0};
+	char a[96], b[96];
+	if (how) {
+		for (size_t i = 0; i < n; i++) {
+			if (!v_has_culprit(v, s[i].rank))
+				continue;
+			buf_clear(&who);
+			rank_desc(d, s[i].rank, &who);
+			sig_text(&s[i], a, sizeof(a));
+			sig_text(&expect, b, sizeof(b));
+			buf_printf(&v->summary, "%s%s called %s as collective #%ld of group %s, where the other ranks called %s.",
+				   v->summary.len ? " " : "", who.data, a, seq, v->pg, b);
+			v_cite_event(v, s[i].event_id, "the deviating call");
+		}
+		buf_printf(&v->summary, " The deviation was told from %s; the group hung there and its peers timed out.", how);
+		for (size_t i = 0; i < n; i++)
+			if (!v_has_culprit(v, s[i].rank)) {
+				v_cite_event(v, s[i].event_id, "what the others called");
+				break;
+			}
+	} else {
+		buf_printf(&v->summary, "The ranks of group %s called different collectives as #%ld:", v->pg, seq);
+		for (size_t i = 0; i < n; i++) {
+			sig_text(&s[i], a, sizeof(a));
+			buf_printf(&v->summary, "%s rank %d %s", i ? ";" : "", s[i].rank, a);
+			v_cite_event(v, s[i].event_id, "a rank's call");
+		}
+		buf_puts(&v->summary, ". Which one deviated cannot be told from these logs (no history of the group"
+				      " and no majority).");
+		v_missing(v, "flight-recorder entries of earlier collectives of the group (to tell which rank deviated)");
+	}
+	buf_free(&who);
+	free(s);
+	return true;
+}
+
+/* ---- a rank that never enqueued what its peers waited on ---- */
+
+/* last enqueued seq of rank in pg, -1 if unknown */
+static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t *ev)
+{
+	long le = -1;
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT max(v), (SELECT event_id FROM pg_status WHERE rank = ?1 AND pg = ?2"
+		"   AND evidence = 'flight-recorder pg_status' LIMIT 1) FROM ("
+		" SELECT max(last_enqueued) AS v FROM pg_status WHERE rank = ?1 AND pg = ?2"
+		" UNION ALL SELECT max(seq) FROM collectives WHERE rank = ?1 AND pg = ?2)");
+	sqlite3_bind_int(st, 1, rank);
+	sqlite3_bind_text(st, 2, pg, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		le = sqlite3_column_int64(st, 0);
+		*ev = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return le;
+}
+
+/* true if the rank has a collective of its own pending (waiting on others) */
+static bool has_pending(struct diagnosis *d, int rank)
+{
+	return q_int(d->db, 0,
+		     "SELECT count(*) FROM collectives WHERE rank = %d AND state IN ('timed_out','failed','started')",
+		     rank) > 0 ||
+	       q_int(d->db, 0,
+		     "SELECT count(*) FROM pg_status WHERE rank = %d AND last_enqueued > last_completed", rank) > 0;
+}
+
+struct blocked {
+	int rank;
+	char pg[128];
+	long seq, le;
+	int64_t status_ev, wait_ev, wait_t;
+	char op[32];
+};
+
+bool diag_stalled(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	/* each group with a timeout, at its first stuck seq */
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT c.pg, min(c.seq) FROM collectives c WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
+		" GROUP BY c.pg");
+	struct blocked *bl = NULL;
+	size_t nb = 0, cap = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *pg = (const char *)sqlite3_column_text(st, 0);
+		long seq = sqlite3_column_int64(st, 1);
+		sqlite3_stmt *m = db_prepare(d->db, "SELECT rank FROM pg_members WHERE pg = ? ORDER BY rank");
+		sqlite3_bind_text(m, 1, pg, -1, SQLITE_STATIC);
+		while (sqlite3_step(m) == SQLITE_ROW) {
+			int rank = sqlite3_column_int(m, 0);
+			int64_t sev = 0;
+			long le = last_enqueued(d, rank, pg, &sev);
+			if (le < 0 || le >= seq)
+				continue;
+			xgrow(&bl, &cap, nb + 1, sizeof(*bl));
+			struct blocked *b = &bl[nb++];
+			memset(b, 0, sizeof(*b));
+			b->rank = rank;
+			snprintf(b->pg, sizeof(b->pg), "%s", pg);
+			b->seq = seq;
+			b->le = le;
+			b->status_ev = sev;
+		}
+		sqlite3_finalize(m);
+	}
+	sqlite3_finalize(st);
+	if (nb == 0) {
+		free(bl);
+		return false;
+	}
+	/* roots: blocked ranks that are not themselves waiting on someone */
+	bool any_root = false;
+	for (size_t i = 0; i < nb; i++)
+		if (!has_pending(d, bl[i].rank)) {
+			v_culprit(v, bl[i].rank);
+			any_root = true;
+		}
+	if (!any_root)
+		for (size_t i = 0; i < nb; i++)
+			v_culprit(v, bl[i].rank);
+	/* the wait to report: the earliest peer start among the culprits' groups */
+	struct blocked *pick = NULL;
+	for (size_t i = 0; i < nb; i++) {
+		struct blocked *b = &bl[i];
+		if (!v_has_culprit(v, b->rank))
+			continue;
+		sqlite3_stmt *w = db_prepare(d->db,
+			"SELECT c.op, c.event_id, coalesce(c.time_created_us, e.time_us - coalesce(json_extract(e.fields,"
+			"'$.ran_ms'), 0) * 1000) AS t FROM collectives c JOIN events e ON e.event_id = c.event_id"
+			" WHERE c.pg = ?1 AND c.seq = ?2 ORDER BY c.state IN ('timed_out','failed') DESC, t LIMIT 1");
+		sqlite3_bind_text(w, 1, b->pg, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(w, 2, b->seq);
+		if (sqlite3_step(w) == SQLITE_ROW) {
+			snprintf(b->op, sizeof(b->op), "%s", sqlite3_column_text(w, 0) ? (const char *)sqlite3_column_text(w, 0) : "");
+			b->wait_ev = sqlite3_column_int64(w, 1);
+			b->wait_t = sqlite3_column_int64(w, 2);
+		}
+		sqlite3_finalize(w);
+		/* the earliest collective the peers started and the culprit never did */
+		int64_t tstart = q_int(d->db, T_NONE,
+			"SELECT min(time_created_us) FROM collectives WHERE pg = %Q AND seq = %ld", b->pg, b->seq);
+		if (tstart != T_NONE)
+			b->wait_t = tstart;
+		if (!pick || b->wait_t < pick->wait_t)
+			pick = b;
+	}
+	v->outcome = "hang";
+	v->cause = "rank_stalled";
+	v->first_failure_t = d->t0;
+	v->confidence = d->any_dump ? "high" : "medium";
+	set_pg(d, pick->pg);
+	v->seq = pick->seq;
+	snprintf(v->op, sizeof(v->op), "%s", pick->op);
+	struct rank_facts *r = diag_rank(d, pick->rank);
+	struct buf who = {0};
+	rank_desc(d, pick->rank, &who);
+	buf_printf(&v->summary, "%s never enqueued %s #%ld of group %s (its last there was #%ld)", who.data,
+		   pick->op[0] ? pick->op : "collective", pick->seq, v->pg, pick->le);
+	char t[32];
+	fmt_time(d->t0, t, sizeof(t));
+	buf_printf(&v->summary, "; its peers waited for it and timed out from %s on.", t);
+	if (r && r->responsive && !r->exited)
+		buf_puts(&v->summary, " It was alive and idle (it answered the dump request and had no collective"
+				      " pending), so it was stuck in host code before that call");
+	else if (r && r->responsive)
+		buf_puts(&v->summary, " It was alive (it answered the dump request), so it was stuck in host code before that call");
+	else
+		buf_puts(&v->summary, " It never reached that call");
+	if (r && r->last_step >= 0)
+		buf_printf(&v->summary, ", after step %ld", r->last_step);
+	buf_putc(&v->summary, '.');
+	if (v->nculprits > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " Ranks stuck the same way: %s.", l.data);
+		buf_free(&l);
+	}
+	v_cite_event(v, pick->status_ev, "the culprit's last enqueued collective in that group");
+	v_cite_event(v, pick->wait_ev, "a peer waiting for it");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT event_id FROM events WHERE rank = %d AND class IN ('step','info') AND kind LIKE 'app_%%'"
+			      " ORDER BY time_us DESC, event_id DESC LIMIT 1", pick->rank),
+		     "the culprit's last application line");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT min(event_id) FROM events WHERE rank = %d AND kind = 'pg_dump_signal'", pick->rank),
+		     "the culprit was alive");
+	buf_free(&who);
+	free(bl);
+	return true;
+}
+
+/* ---- silent ranks: a frozen host or a hard-hung process ---- */
+
+bool diag_unresponsive(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	int *silent = NULL;
+	size_t ns = 0, cap = 0;
+	size_t responsive = 0;
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (!r->events)
+			continue;
+		if (r->responsive) {
+			responsive++;
+			continue;
+		}
+		if (r->exited && r->exit_t != T_NONE && r->exit_t < d->t0 - SLACK_US)
+			continue;
+		xgrow(&silent, &cap, ns + 1, sizeof(*silent));
+		silent[ns++] = r->rank;
+	}
+	if (ns == 0 || responsive == 0) {
+		free(silent);
+		return false;
+	}
+	/* whole hosts gone silent */
+	bool whole_host = true;
+	for (size_t i = 0; i < ns && whole_host; i++) {
+		struct rank_facts *r = diag_rank(d, silent[i]);
+		int on_host = 0;
+		for (size_t j = 0; j < d->nranks; j++)
+			if (d->ranks[j].events && strcmp(d->ranks[j].host, r->host) == 0) {
+				on_host++;
+				if (d->ranks[j].responsive)
+					whole_host = false;
+			}
+		if (on_host < 2)
+			whole_host = false;
+	}
+	for (size_t i = 0; i < ns; i++)
+		v_culprit(v, silent[i]);
+	v->outcome = "hang";
+	v->cause = whole_host ? "node_unresponsive" : "rank_stalled";
+	v->first_failure_t = d->t0;
+	bool frozen = false;
+	int64_t last_t = T_NONE;
+	long last_step = -1;
+	for (size_t i = 0; i < ns; i++) {
+		struct rank_facts *r = diag_rank(d, silent[i]);
+		frozen |= r->frozen;
+		if (r->last_t != T_NONE && (last_t == T_NONE || (r->last_progress_t != T_NONE ? r->last_progress_t : r->last_t) > last_t))
+			last_t = r->last_progress_t != T_NONE ? r->last_progress_t : r->last_t;
+		if (r->last_step > last_step)
+			last_step = r->last_step;
+	}
+	v->confidence = frozen || d->any_dump ? "high" : "medium";
+	struct buf hosts = {0}, l = {0};
+	fmt_rank_list(silent, ns, &l);
+	diag_hosts_json(d, silent, ns, &hosts);
+	char t[32], t0[32];
+	fmt_time(last_t, t, sizeof(t));
+	fmt_time(d->t0, t0, sizeof(t0));
+	struct rank_facts *r0 = diag_rank(d, silent[0]);
+	if (whole_host)
+		buf_printf(&v->summary, "Every rank of %s (rank%s %s) went silent", r0->host, ns > 1 ? "s" : "", l.data);
+	else
+		buf_printf(&v->summary, "Rank%s %s went silent", ns > 1 ? "s" : "", l.data);
+	buf_printf(&v->summary, " after %s", t);
+	if (last_step >= 0)
+		buf_printf(&v->summary, " (step %ld)", last_step);
+	buf_printf(&v->summary, " without exiting: nothing from %s while the other ranks timed out from %s on and "
+				"answered the dump request", ns > 1 ? "them" : "it", t0);
+	if (d->any_dump)
+		buf_printf(&v->summary, ", and no flight-recorder dump from %s", ns > 1 ? "them" : "it");
+	buf_putc(&v->summary, '.');
+	if (frozen) {
+		for (size_t i = 0; i < ns; i++) {
+			struct rank_facts *r = diag_rank(d, silent[i]);
+			if (r->frozen) {
+				char ran[64] = "";
+				q_text(d->db, ran, sizeof(ran),
+				       "SELECT json_extract(fields,'$.ran_ms') || ' ms against a ' ||"
+				       " json_extract(fields,'$.timeout_ms') || ' ms timeout' FROM events WHERE event_id = %lld",
+				       (long long)r->frozen_event);
+				buf_printf(&v->summary, " When it came back, rank %d's watchdog reported a collective"
+							" running for %s: the process%s not scheduled at all (%s).",
+					   r->rank, ran, whole_host ? "es were" : " was",
+					   whole_host ? "host frozen or processes stopped" : "process stopped");
+				v_cite_event(v, r->frozen_event, "watchdog that could not run");
+				break;
+			}
+		}
+	}
+	long seq = -1;
+	char pg[128] = "";
+	int64_t wev = 0;
+	first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
+	if (pg[0]) {
+		set_pg(d, pg);
+		v->seq = seq;
+	}
+	for (size_t i = 0; i < ns && i < 4; i++)
+		v_cite_event(v, q_int(d->db, 0,
+				      "SELECT event_id FROM events WHERE rank = %d AND coalesce(clock,'') <> 'inherited'"
+				      " AND time_us <= %lld ORDER BY time_us DESC, event_id DESC LIMIT 1",
+				      silent[i], (long long)d->t0),
+			     "last sign of life");
+	v_cite_event(v, wev, "peers waiting");
+	if (d->any_dump)
+		v_missing(v, "flight-recorder dumps of ranks %s (they never wrote one)", l.data);
+	buf_free(&hosts);
+	buf_free(&l);
+	free(silent);
+	return true;
+}
+
+/* ---- without dumps: a live rank that never timed out while the others did ---- */
+
+bool diag_stalled_text(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	size_t timed_out = 0;
+	for (size_t i = 0; i < d->nranks; i++)
+		if (d->ranks[i].first_timeout_t != T_NONE)
+			timed_out++;
+	if (!timed_out)
+		return false;
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (!r->events || !r->responsive || r->first_timeout_t != T_NONE)
+			continue;
+		if (r->first_error_t != T_NONE && r->first_error_t < d->t0 + SLACK_US)
+			continue;
+		if (r->exited && r->exit_t != T_NONE && r->exit_t < d->t0)
+			continue;
+		v_culprit(v, r->rank);
+	}
+	if (!v->nculprits || v->nculprits * 2 > d->nranks)
+		return (v->nculprits = 0, false);
+	v->outcome = "hang";
+	v->cause = "rank_stalled";
+	v->first_failure_t = d->t0;
+	v->confidence = "medium";
+	long seq = -1;
+	char pg[128] = "";
+	int64_t wev = 0;
+	first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
+	if (pg[0]) {
+		set_pg(d, pg);
+		v->seq = seq;
+	}
+	struct buf l = {0}, who = {0};
+	fmt_rank_list(v->culprits, v->nculprits, &l);
+	if (v->nculprits == 1)
+		rank_desc(d, v->culprits[0], &who);
+	else
+		buf_printf(&who, "ranks %s", l.data);
+	char t0[32];
+	fmt_time(d->t0, t0, sizeof(t0));
+	buf_printf(&v->summary, "%s never timed out while every other rank did (from %s on): %s was alive (it"
+				" answered the dump request) but not inside any collective, so it stopped in host code"
+				" before the collective its peers waited on",
+		   who.data, t0, v->nculprits == 1 ? "it" : "they");
+	if (pg[0])
+		buf_printf(&v->summary, " (probably %s #%ld of group %s)", v->op, seq, v->pg);
+	buf_putc(&v->summary, '.');
+	for (size_t i = 0; i < v->nculprits && i < 4; i++) {
+		int rank = v->culprits[i];
+		v_cite_event(v, q_int(d->db, 0,
+				      "SELECT event_id FROM events WHERE rank = %d AND kind LIKE 'app_%%'"
+				      " ORDER BY time_us DESC, event_id DESC LIMIT 1", rank),
+			     "last application line");
+		v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE rank = %d AND kind = 'pg_dump_signal'",
+				      rank),
+			     "alive after the failure");
+	}
+	v_cite_event(v, wev, "peers waiting");
+	if (!d->any_dump)
+		v_missing(v, "flight-recorder dumps (TORCH_FR_BUFFER_SIZE): they would show each rank's last enqueued collective");
+	buf_free(&l);
+	buf_free(&who);
+	return true;
+}

@@ -1,0 +1,277 @@
+/* diagnosis_model.c: loads the facts the diagnosis reasons on; small
+ * helpers for the verdict and for SQL. */
+#include "diagnosis.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_db.h"
+#include "timestamp.h"
+
+static sqlite3_stmt *vprep(sqlite3 *db, const char *fmt, va_list ap)
+{
+	char *sql = sqlite3_vmprintf(fmt, ap);
+	sqlite3_stmt *st = db_prepare(db, sql);
+	sqlite3_free(sql);
+	return st;
+}
+
+int64_t q_int(sqlite3 *db, int64_t def, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sqlite3_stmt *st = vprep(db, fmt, ap);
+	va_end(ap);
+	int64_t v = def;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+bool q_text(sqlite3 *db, char *out, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sqlite3_stmt *st = vprep(db, fmt, ap);
+	va_end(ap);
+	bool ok = false;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		snprintf(out, n, "%s", (const char *)sqlite3_column_text(st, 0));
+		ok = true;
+	} else if (n) {
+		out[0] = '\0';
+	}
+	sqlite3_finalize(st);
+	return ok;
+}
+
+static int64_t col_t(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, i);
+}
+
+static void col_str(sqlite3_stmt *st, int i, char *out, size_t n)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	snprintf(out, n, "%s", s ? s : "");
+}
+
+void diag_load(struct diagnosis *d, sqlite3 *db)
+{
+	memset(d, 0, sizeof(*d));
+	d->db = db;
+	d->v.seq = -1;
+	d->v.first_failure_t = T_NONE;
+	sqlite3_stmt *st = db_prepare(db,
+		"SELECT rank, host, local_rank, events, first_time_us, last_time_us, last_progress_us, last_step,"
+		" last_step_time_us, first_error_time_us, first_error_kind, first_error_event, first_timeout_time_us,"
+		" exit_code, exit_signal, exit_time_us, exit_event, sigterm_by_launcher, watchdog_abort, has_dump,"
+		" init_complete FROM rank_status ORDER BY rank");
+	size_t cap = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		xgrow(&d->ranks, &cap, d->nranks + 1, sizeof(*d->ranks));
+		struct rank_facts *r = &d->ranks[d->nranks++];
+		memset(r, 0, sizeof(*r));
+		r->rank = sqlite3_column_int(st, 0);
+		col_str(st, 1, r->host, sizeof(r->host));
+		r->local_rank = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
+		r->events = sqlite3_column_int64(st, 3);
+		r->first_t = col_t(st, 4);
+		r->last_t = col_t(st, 5);
+		r->last_progress_t = col_t(st, 6);
+		r->last_step = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
+		r->last_step_t = col_t(st, 8);
+		r->first_error_t = col_t(st, 9);
+		col_str(st, 10, r->first_error_kind, sizeof(r->first_error_kind));
+		r->first_error_event = sqlite3_column_int64(st, 11);
+		r->first_timeout_t = col_t(st, 12);
+		r->exited = sqlite3_column_type(st, 13) != SQLITE_NULL;
+		r->exit_code = sqlite3_column_int(st, 13);
+		col_str(st, 14, r->exit_signal, sizeof(r->exit_signal));
+		r->exit_t = col_t(st, 15);
+		r->exit_event = sqlite3_column_int64(st, 16);
+		r->sigterm_by_launcher = sqlite3_column_int(st, 17);
+		r->watchdog_abort = sqlite3_column_int(st, 18);
+		r->has_dump = sqlite3_column_int(st, 19);
+		r->init_complete = sqlite3_column_int(st, 20);
+		r->frozen_event = 0;
+		r->role = r->events ? "healthy" : "absent";
+		if (r->has_dump)
+			d->any_dump = true;
+	}
+	sqlite3_finalize(st);
+
+	/* world size: what the logs say, else what we saw */
+	d->world = (int)q_int(db, 0,
+		"SELECT max(n) FROM (SELECT max(json_extract(fields,'$.nranks')) AS n FROM events WHERE kind='nccl_comm_init'"
+		" UNION ALL SELECT max(json_extract(fields,'$.world')) FROM events WHERE kind='app_rank_identity'"
+		" UNION ALL SELECT max(size) FROM process_groups)");
+	if (d->world < (int)d->nranks)
+		d->world = (int)d->nranks;
+
+	/* the first failure: the earliest failure event, else the earliest abnormal exit */
+	d->t0 = T_NONE;
+	for (size_t i = 0; i < d->nranks; i++) {
+		int64_t t = d->ranks[i].first_error_t;
+		if (t != T_NONE && (d->t0 == T_NONE || t < d->t0))
+			d->t0 = t;
+	}
+	if (d->t0 == T_NONE)
+		for (size_t i = 0; i < d->nranks; i++) {
+			struct rank_facts *r = &d->ranks[i];
+			if (r->exited && r->exit_code != 0 && r->exit_t != T_NONE && (d->t0 == T_NONE || r->exit_t < d->t0))
+				d->t0 = r->exit_t;
+		}
+	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;
+}
+
+void diag_free(struct diagnosis *d)
+{
+	free(d->ranks);
+	free(d->v.culprits);
+	free(d->v.evidence);
+	buf_free(&d->v.summary);
+}
+
+struct rank_facts *diag_rank(struct diagnosis *d, int rank)
+{
+	/* ranks are sorted by rank */
+	size_t lo = 0, hi = d->nranks;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (d->ranks[mid].rank < rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->nranks && d->ranks[lo].rank == rank ? &d->ranks[lo] : NULL;
+}
+
+const char *diag_pg_display(struct diagnosis *d, const char *pg, char *out, size_t n)
+{
+	if (!q_text(d->db, out, n, "SELECT coalesce(desc, name, pg) FROM process_groups WHERE pg = %Q", pg))
+		snprintf(out, n, "%s", pg);
+	return out;
+}
+
+void diag_hosts_json(struct diagnosis *d, const int *ranks, size_t n, struct buf *out)
+{
+	buf_clear(out);
+	buf_putc(out, '[');
+	int count = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct rank_facts *r = diag_rank(d, ranks[i]);
+		if (!r || !r->host[0])
+			continue;
+		bool dup = false;
+		for (size_t j = 0; j < i && !dup; j++) {
+			struct rank_facts *q = diag_rank(d, ranks[j]);
+			dup = q && strcmp(q->host, r->host) == 0;
+		}
+		if (dup)
+			continue;
+		if (count++)
+			buf_putc(out, ',');
+		buf_json_str(out, r->host, strlen(r->host));
+	}
+	buf_putc(out, ']');
+}
+
+void fmt_time(int64_t t, char *out, size_t n)
+{
+	if (t == T_NONE) {
+		snprintf(out, n, "?");
+		return;
+	}
+	char iso[40];
+	ts_format_iso(t, iso, sizeof(iso));
+	/* 2026-11-29T23:56:08.174Z -> 23:56:08.174 */
+	snprintf(out, n, "%.12s", iso + 11);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+void v_culprit(struct verdict *v, int rank)
+{
+	if (v_has_culprit(v, rank))
+		return;
+	xgrow(&v->culprits, &v->culprits_cap, v->nculprits + 1, sizeof(*v->culprits));
+	v->culprits[v->nculprits++] = rank;
+	qsort(v->culprits, v->nculprits, sizeof(*v->culprits), cmp_int);
+}
+
+bool v_has_culprit(const struct verdict *v, int rank)
+{
+	for (size_t i = 0; i < v->nculprits; i++)
+		if (v->culprits[i] == rank)
+			return true;
+	return false;
+}
+
+void v_cite_event(struct verdict *v, int64_t event_id, const char *note)
+{
+	if (event_id <= 0)
+		return;
+	for (size_t i = 0; i < v->nevidence; i++)
+		if (v->evidence[i].event_id == event_id)
+			return;
+	xgrow(&v->evidence, &v->evidence_cap, v->nevidence + 1, sizeof(*v->evidence));
+	struct cited *c = &v->evidence[v->nevidence++];
+	memset(c, 0, sizeof(*c));
+	c->event_id = event_id;
+	snprintf(c->note, sizeof(c->note), "%s", note ? note : "");
+}
+
+void v_cite_line(struct verdict *v, int64_t source_id, int64_t line_no, const char *note)
+{
+	xgrow(&v->evidence, &v->evidence_cap, v->nevidence + 1, sizeof(*v->evidence));
+	struct cited *c = &v->evidence[v->nevidence++];
+	memset(c, 0, sizeof(*c));
+	c->source_id = source_id;
+	c->line_no = line_no;
+	snprintf(c->note, sizeof(c->note), "%s", note ? note : "");
+}
+
+void v_missing(struct verdict *v, const char *fmt, ...)
+{
+	if (v->nmissing >= (int)ARRAY_LEN(v->missing))
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(v->missing[v->nmissing++], sizeof(v->missing[0]), fmt, ap);
+	va_end(ap);
+}
+
+void rank_desc(struct diagnosis *d, int rank, struct buf *out)
+{
+	struct rank_facts *r = diag_rank(d, rank);
+	buf_printf(out, "rank %d", rank);
+	if (r && r->host[0] && r->local_rank >= 0)
+		buf_printf(out, " (%s, local rank %d)", r->host, r->local_rank);
+	else if (r && r->host[0])
+		buf_printf(out, " (%s)", r->host);
+}
+
+void fmt_rank_list(const int *ranks, size_t n, struct buf *out)
+{
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
+			j++;
+		if (i)
+			buf_puts(out, ", ");
+		if (j >= i + 2)
+			buf_printf(out, "%d-%d", ranks[i], ranks[j]);
+		else if (j == i + 1)
+			buf_printf(out, "%d, %d", ranks[i], ranks[j]);
+		else
+			buf_printf(out, "%d", ranks[i]);
+		i = j + 1;
+	}
+}
