@@ -13,6 +13,7 @@ void analysis_run(sqlite3 *db)
 	db_exec(db, "SAVEPOINT analysis");
 	db_exec(db, clear_sql);
 	analysis_collectives(db);
+	analysis_comms(db);
 	analysis_rank_status(db);
 	analysis_diagnosis(db);
 	db_exec(db, "RELEASE analysis");

@@ -52,14 +52,23 @@ void diag_responsiveness(struct diagnosis *d)
 			d->ranks[i].responsive = true;
 }
 
-/* The collective a set of ranks' peers waited on first: the timed-out
- * collective with the earliest start, preferring groups one of them is in. */
+/* The collective the culprits' peers waited on first: the timed-out
+ * collective with the earliest start, in a group a culprit belongs to when
+ * the logs tell the groups' members. */
 static void first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
 {
-	sqlite3_stmt *st = db_prepare(d->db,
+	struct buf ranks = {0};
+	for (size_t i = 0; i < d->v.nculprits; i++)
+		buf_printf(&ranks, "%s%d", i ? "," : "", d->v.culprits[i]);
+	char *sql = sqlite3_mprintf(
 		"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
 		" WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
-		" ORDER BY e.time_us - coalesce(json_extract(e.fields,'$.ran_ms'), 0) * 1000, e.time_us LIMIT 1");
+		" ORDER BY c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
+		" e.time_us - coalesce(json_extract(e.fields,'$.ran_ms'), 0) * 1000, e.time_us LIMIT 1",
+		ranks.len ? ranks.data : "-1");
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	sqlite3_free(sql);
+	buf_free(&ranks);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		snprintf(pg, pgn, "%s", (const char *)sqlite3_column_text(st, 0));
 		*seq = sqlite3_column_int64(st, 1);

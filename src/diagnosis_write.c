@@ -91,8 +91,7 @@ static void note_missing(struct diagnosis *d)
 		}
 	}
 	if (count)
-		v_missing(v, "logs of rank%s %s (no line of %s in the input)", count > 1 ? "s" : "", l.data,
-			  count > 1 ? "theirs" : "its");
+		v_missing(v, "logs of rank%s %s (not one line in the input)", count > 1 ? "s" : "", l.data);
 	if (!d->any_dump && d->t0 != T_NONE && strcmp(v->outcome, "init_failure") != 0)
 		v_missing(v, "flight-recorder dumps (set TORCH_FR_BUFFER_SIZE to record each rank's collectives)");
 	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE kind LIKE 'nccl\\_%%' ESCAPE '\\'") == 0)

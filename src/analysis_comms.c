@@ -1,0 +1,156 @@
+/* analysis_comms.c: NCCL communicators from the init lines (table comms),
+ * and the process group each belongs to. A communicator made by
+ * ncclCommInitRank is known by its commId; one made by ncclCommSplit by its
+ * parent's key and its color (the same on every member). A process group is
+ * matched to the communicator whose members hold the (rank, group rank)
+ * pairs the logs show for the group; the match completes pg_members when
+ * only text logs name the groups. */
+#include "analysis_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_db.h"
+#include "util.h"
+
+static const char comms_sql[] =
+	"DELETE FROM comms;\n"
+	"INSERT INTO comms(comm_id, nranks, rank, comm_rank, host, pid, comm_ptr, parent_ptr, api, bus_id, cuda_dev,\n"
+	"    init_state, event_id)\n"
+	"  SELECT json_extract(fields,'$.comm_id'), json_extract(fields,'$.nranks'), rank,\n"
+	"    json_extract(fields,'$.comm_rank'), host, pid, json_extract(fields,'$.comm'), json_extract(fields,'$.parent'),\n"
+	"    json_extract(fields,'$.api'), CAST(json_extract(fields,'$.bus_id') AS TEXT), json_extract(fields,'$.cuda_dev'),\n"
+	"    max(json_extract(fields,'$.state')), min(event_id)\n"
+	"  FROM events WHERE kind = 'nccl_comm_init' AND pid IS NOT NULL\n"
+	"  GROUP BY host, pid, json_extract(fields,'$.comm');\n"
+	/* splits: key = parent's key + color, resolved parent by parent (a few levels) */
+	"UPDATE comms SET comm_id = 'split:' || (SELECT p.comm_id FROM comms p WHERE p.host = comms.host AND p.pid = comms.pid\n"
+	"    AND p.comm_ptr = comms.parent_ptr) || ':' ||\n"
+	"    (SELECT json_extract(e.fields,'$.color') FROM events e WHERE e.event_id = comms.event_id)\n"
+	"  WHERE comm_id IS NULL AND parent_ptr IS NOT NULL;\n"
+	"UPDATE comms SET comm_id = 'split:' || (SELECT p.comm_id FROM comms p WHERE p.host = comms.host AND p.pid = comms.pid\n"
+	"    AND p.comm_ptr = comms.parent_ptr) || ':' ||\n"
+	"    (SELECT json_extract(e.fields,'$.color') FROM events e WHERE e.event_id = comms.event_id)\n"
+	"  WHERE comm_id IS NULL AND parent_ptr IS NOT NULL;\n"
+	"CREATE INDEX IF NOT EXISTS comms_id ON comms(comm_id, rank);\n";
+
+struct member {
+	int rank, pos;
+};
+
+struct group {
+	char *key;
+	struct member *m;
+	size_t n, cap;
+	int size;
+	bool taken;
+};
+
+static void add_member(struct group *g, int rank, int pos)
+{
+	xgrow(&g->m, &g->cap, g->n + 1, sizeof(*g->m));
+	g->m[g->n].rank = rank;
+	g->m[g->n].pos = pos;
+	g->n++;
+}
+
+static bool has_pair(const struct group *g, int rank, int pos)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->m[i].rank == rank && (pos < 0 || g->m[i].pos == pos))
+			return true;
+	return false;
+}
+
+/* Loads groups from a query of (key, size, rank, position) rows ordered by key. */
+static struct group *load_groups(sqlite3 *db, const char *sql, size_t *count)
+{
+	struct group *gs = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st = db_prepare(db, sql);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+		if (!key)
+			continue;
+		if (!n || strcmp(gs[n - 1].key, key) != 0) {
+			xgrow(&gs, &cap, n + 1, sizeof(*gs));
+			memset(&gs[n], 0, sizeof(gs[n]));
+			gs[n].key = xstrdup(key);
+			gs[n].size = sqlite3_column_int(st, 1);
+			n++;
+		}
+		add_member(&gs[n - 1], sqlite3_column_int(st, 2),
+			   sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 3));
+	}
+	sqlite3_finalize(st);
+	*count = n;
+	return gs;
+}
+
+static void free_groups(struct group *gs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(gs[i].key);
+		free(gs[i].m);
+	}
+	free(gs);
+}
+
+static int by_known_desc(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	return (y->n > x->n) - (y->n < x->n);
+}
+
+void analysis_comms(sqlite3 *db)
+{
+	db_exec(db, comms_sql);
+	size_t npg, ncomm;
+	struct group *pgs = load_groups(db,
+		/* a group's size is known only from a full member list (flight recorder) */
+		"SELECT pg, (SELECT max(json_array_length(o.ranks)) FROM pg_obs o WHERE o.guid = m.pg AND json_valid(o.ranks)),"
+		" rank, pg_rank FROM pg_members m"
+		" ORDER BY pg, rank", &npg);
+	struct group *comms = load_groups(db,
+		"SELECT comm_id, max(nranks) OVER (PARTITION BY comm_id), rank, comm_rank FROM comms"
+		" WHERE comm_id IS NOT NULL AND rank IS NOT NULL ORDER BY comm_id, rank", &ncomm);
+	qsort(pgs, npg, sizeof(*pgs), by_known_desc);
+	sqlite3_stmt *add = db_prepare(db, "INSERT OR IGNORE INTO pg_members(pg, rank, pg_rank) VALUES(?,?,?)");
+	sqlite3_stmt *tag = db_prepare(db, "UPDATE comms SET pg = ? WHERE comm_id = ?");
+	for (size_t i = 0; i < npg; i++) {
+		struct group *pg = &pgs[i];
+		struct group *hit = NULL;
+		int hits = 0;
+		for (size_t j = 0; j < ncomm; j++) {
+			struct group *c = &comms[j];
+			if (c->taken || (pg->size > 0 && c->size != pg->size) || (int)pg->n > c->size)
+				continue;
+			bool all = true;
+			for (size_t k = 0; k < pg->n && all; k++)
+				all = has_pair(c, pg->m[k].rank, pg->m[k].pos);
+			if (all) {
+				hit = c;
+				hits++;
+			}
+		}
+		if (hits != 1)
+			continue; /* unknown or ambiguous: leave it */
+		hit->taken = true;
+		sqlite3_bind_text(tag, 1, pg->key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(tag, 2, hit->key, -1, SQLITE_STATIC);
+		db_step_done(tag);
+		for (size_t k = 0; k < hit->n; k++) {
+			sqlite3_bind_text(add, 1, pg->key, -1, SQLITE_STATIC);
+			sqlite3_bind_int(add, 2, hit->m[k].rank);
+			db_bind_int_or_null(add, 3, hit->m[k].pos, hit->m[k].pos >= 0);
+			db_step_done(add);
+		}
+	}
+	sqlite3_finalize(add);
+	sqlite3_finalize(tag);
+	free_groups(pgs, npg);
+	free_groups(comms, ncomm);
+	db_exec(db, "UPDATE process_groups SET size = max(size, (SELECT count(*) FROM pg_members m WHERE m.pg = process_groups.pg)),"
+		    " ranks = (SELECT json_group_array(rank) FROM (SELECT rank FROM pg_members m"
+		    "   WHERE m.pg = process_groups.pg ORDER BY rank))");
+}

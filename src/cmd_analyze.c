@@ -1,0 +1,51 @@
+/* cmd_analyze.c: `ncclforensic analyze CASE.db`: re-runs attribution and the
+ * analyses on an existing case (after adding grammars, say) and prints the
+ * verdict. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis.h"
+#include "attribution.h"
+#include "case_db.h"
+#include "commands.h"
+#include "util.h"
+#include "verdict_print.h"
+
+int cmd_analyze(int argc, char **argv)
+{
+	const char *path = NULL;
+	bool quiet = false;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			printf("usage: " NF_PROG " analyze CASE.db [-q]\n"
+			       "  re-runs the attribution of lines to hosts and ranks and every analysis,\n"
+			       "  replacing the verdict, findings and derived tables; prints the verdict\n");
+			return NF_EXIT_OK;
+		} else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
+			quiet = true;
+		} else if (!path && argv[i][0] != '-') {
+			path = argv[i];
+		} else {
+			fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q]\n");
+			return NF_EXIT_USAGE;
+		}
+	}
+	if (!path) {
+		fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q]\n");
+		return NF_EXIT_USAGE;
+	}
+	struct errbuf err;
+	sqlite3 *db = case_open(path, false, &err);
+	if (!db) {
+		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+		return NF_EXIT_NOTHING;
+	}
+	db_exec(db, "BEGIN IMMEDIATE");
+	attribution_run(db);
+	analysis_run(db);
+	db_exec(db, "COMMIT");
+	if (!quiet)
+		verdict_print_summary(db, stdout);
+	case_close(db);
+	return NF_EXIT_OK;
+}

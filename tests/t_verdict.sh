@@ -1,0 +1,75 @@
+#!/bin/sh
+# Verdicts on the real corpus against answers.json, and on variants built on
+# the fly: without the flight-recorder dumps, and without one non-culprit
+# rank's files. In the variants a wrong culprit is a failure; "unknown" or a
+# lower confidence is not.
+. tests/lib.sh
+
+answers=testdata/corpus/answers.json
+ans() { sqlite3 :memory: "SELECT json_extract(readfile('$answers'), '\$.$1.$2')"; }
+# the culprits as a sorted list "2 3"
+culprits_of() { sql "$1" "SELECT group_concat(value, ' ') FROM (SELECT value FROM verdict, json_each(verdict.culprit_ranks) ORDER BY value)"; }
+in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
+json_list() { sqlite3 :memory: "SELECT group_concat(value, ' ') FROM json_each('$1')"; }
+
+# check_verdict NAME DB JOB STRICT: STRICT=1 full answer; 0 only "no wrong culprit"
+check_verdict() {
+	name=$1 db=$2 job=$3 strict=$4
+	got=$(culprits_of "$db")
+	allowed=$(json_list "$(ans "$job" culprit_allowed)")
+	must=$(json_list "$(ans "$job" culprit_must)")
+	bad=""
+	for x in $got; do in_list "$x" "$allowed" || bad="$bad $x"; done
+	cause=$(sql "$db" "SELECT cause FROM verdict")
+	if [ -n "$bad" ]; then fail "$name/no-wrong-culprit" "culprits [$got], allowed [$allowed]"; else pass "$name/no-wrong-culprit"; fi
+	[ "$strict" = 1 ] || return 0
+	for x in $must; do in_list "$x" "$got" || bad="$bad missing:$x"; done
+	if [ -n "$bad" ]; then fail "$name/culprits" "got [$got] must [$must]"; else pass "$name/culprits"; fi
+	check_eq "$name/outcome" "$(ans "$job" outcome)" "$(sql "$db" "SELECT outcome FROM verdict")"
+	causes=$(json_list "$(ans "$job" cause)")
+	if in_list "$cause" "$causes"; then pass "$name/cause"; else fail "$name/cause" "$cause not in [$causes]"; fi
+	for k in pg seq op; do
+		exp=$(ans "$job" "$k")
+		[ -n "$exp" ] || continue
+		case $k in pg) col=process_group ;; *) col=$k ;; esac
+		g=$(sql "$db" "SELECT $col FROM verdict")
+		[ "$k" = op ] && g=$(echo "$g" | sed 's/ALLGATHER/ALLGATHER/')
+		if in_list "$g" "$(json_list "$exp")"; then pass "$name/$k"; else fail "$name/$k" "$g not in $exp"; fi
+	done
+}
+
+for tgz in testdata/corpus/*.tar.gz; do
+	job=$(basename "$tgz" .tar.gz)
+	db=$(ingest_case "$job")
+	check_verdict "verdict/$job" "$db" "$job" 1
+	n=$(sql "$db" "SELECT count(*) FROM evidence WHERE finding_id = 0")
+	check "verdict/$job/cites-evidence" test "$n" -gt 0
+	n=$(sql "$db" "SELECT count(*) FROM evidence e JOIN lines l ON l.source_id = e.source_id AND l.line_no = e.line_no WHERE e.finding_id = 0")
+	m=$(sql "$db" "SELECT count(*) FROM evidence e JOIN sources s USING(source_id) WHERE e.finding_id = 0 AND s.kind <> 'flight_recorder'")
+	check_eq "verdict/$job/evidence-lines-exist" "$m" "$n"
+done
+
+# variants built from the corpus
+for tgz in testdata/corpus/*.tar.gz; do
+	job=$(basename "$tgz" .tar.gz)
+	d="$TMP/v-$job"
+	rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
+	if [ -n "$(find "$d" -path '*/fr/*' -type f | head -1)" ]; then
+		find "$d" -path '*/fr/*' -type f -delete
+		"$NF_BIN" ingest "$d" -o "$d.nofr.db" -q > /dev/null 2>&1
+		check_verdict "verdict-nofr/$job" "$d.nofr.db" "$job" 0
+		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
+	fi
+	# the highest rank that may not be named
+	allowed=$(json_list "$(ans "$job" culprit_allowed)")
+	nr=$(ans "$job" ranks)
+	r=$((nr - 1))
+	while [ "$r" -ge 0 ] && in_list "$r" "$allowed"; do r=$((r - 1)); done
+	sh tests/helpers/drop_rank.sh "$d" "$r"
+	"$NF_BIN" ingest "$d" -o "$d.drop.db" -q > /dev/null 2>&1
+	check_verdict "verdict-drop-rank$r/$job" "$d.drop.db" "$job" 0
+	miss=$(sql "$d.drop.db" "SELECT missing FROM verdict")
+	case "$miss" in *"rank $r "*|*"ranks"*"$r"*) pass "verdict-drop-rank$r/$job/says-missing" ;;
+	*) fail "verdict-drop-rank$r/$job/says-missing" "$miss" ;; esac
+	rm -rf "$d" "$d".*.db
+done
