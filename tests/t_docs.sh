@@ -1,0 +1,16 @@
+#!/bin/sh
+# docs/schema.md describes every table and column of a case; `schema` prints
+# the same DDL.
+. tests/lib.sh
+db=$(ingest_case stall)
+tables=$(sql "$db" "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+for t in $tables; do
+	section=$(awk -v h="### \`$t\`" 'index($0, h) == 1 {on = 1; next} /^### / {on = 0} on' docs/schema.md)
+	if [ -z "$section" ]; then fail "docs/schema/$t" "no section"; continue; fi
+	missing=""
+	for c in $(sql "$db" "SELECT name FROM pragma_table_info('$t')"); do
+		echo "$section" | grep -q "\`$c\`" || missing="$missing $c"
+	done
+	check_eq "docs/schema/$t" "" "$missing"
+done
+check "docs/schema-command" sh -c "'$NF_BIN' schema | grep -q 'CREATE TABLE verdict'"
