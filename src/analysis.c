@@ -14,6 +14,7 @@ void analysis_run(sqlite3 *db)
 	db_exec(db, clear_sql);
 	analysis_collectives(db);
 	analysis_comms(db);
+	analysis_nccl_coll(db);
 	analysis_rank_status(db);
 	analysis_diagnosis(db);
 	db_exec(db, "RELEASE analysis");

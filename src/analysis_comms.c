@@ -20,7 +20,7 @@ static const char comms_sql[] =
 	"  SELECT json_extract(fields,'$.comm_id'), json_extract(fields,'$.nranks'), rank,\n"
 	"    json_extract(fields,'$.comm_rank'), host, pid, json_extract(fields,'$.comm'), json_extract(fields,'$.parent'),\n"
 	"    json_extract(fields,'$.api'), CAST(json_extract(fields,'$.bus_id') AS TEXT), json_extract(fields,'$.cuda_dev'),\n"
-	"    max(json_extract(fields,'$.state')), min(event_id)\n"
+	"    CASE WHEN max(json_extract(fields,'$.state') = 'COMPLETE') THEN 'COMPLETE' ELSE 'START' END, min(event_id)\n"
 	"  FROM events WHERE kind = 'nccl_comm_init' AND pid IS NOT NULL\n"
 	"  GROUP BY host, pid, json_extract(fields,'$.comm');\n"
 	/* splits: key = parent's key + color, resolved parent by parent (a few levels) */

@@ -7,6 +7,7 @@
 
 void analysis_collectives(sqlite3 *db);  /* process_groups, pg_members, collectives, pg_status */
 void analysis_comms(sqlite3 *db);        /* comms; completes pg_members from NCCL communicators */
+void analysis_nccl_coll(sqlite3 *db);    /* collectives from NCCL COLL lines, where no dump covers them */
 void analysis_rank_status(sqlite3 *db);  /* rank_status */
 void analysis_diagnosis(sqlite3 *db);    /* verdict, cascade, findings (cause) */
 

@@ -109,6 +109,20 @@ static void fn_norm_op(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
+/* hex_to_int('1e') -> 30 (NCCL prints opCount in hex) */
+static void fn_hex_to_int(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	const char *s = (const char *)sqlite3_value_text(argv[0]);
+	if (!s || !*s)
+		return;
+	char *end;
+	long long v = strtoll(s, &end, 16);
+	if (*end)
+		return;
+	sqlite3_result_int64(ctx, v);
+}
+
 static void free_code(void *p)
 {
 	pcre2_code_free(p);
@@ -155,4 +169,5 @@ void sql_functions_register(sqlite3 *db)
 	sqlite3_create_function(db, "regexp", 2, f, NULL, fn_regexp, NULL, NULL);
 	sqlite3_create_function(db, "line_body", 1, f, NULL, fn_line_body, NULL, NULL);
 	sqlite3_create_function(db, "norm_op", 1, f, NULL, fn_norm_op, NULL, NULL);
+	sqlite3_create_function(db, "hex_to_int", 1, f, NULL, fn_hex_to_int, NULL, NULL);
 }

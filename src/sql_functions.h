@@ -4,7 +4,8 @@
  *   pci_from_bus_id(id) -> '0000:18:00' from NCCL's busId ('18000', '0x18000', '60')
  *   regexp(pattern, text) (PCRE2), so `text REGEXP 'pat'` works
  *   line_body(text)     -> the line without its wrappers ([default0]:, [rank3]:)
- *   norm_op(name)       -> ALLREDUCE, ALLGATHER, REDUCESCATTER, ... from any spelling */
+ *   norm_op(name)       -> ALLREDUCE, ALLGATHER, REDUCESCATTER, ... from any spelling
+ *   hex_to_int(text)    -> the integer of hex digits (NCCL opCount) */
 #ifndef NF_SQL_FUNCTIONS_H
 #define NF_SQL_FUNCTIONS_H
 
