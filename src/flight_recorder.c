@@ -288,6 +288,10 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	struct counting_reader cr = {.ms = ms, .last = '\n'};
 	struct pk_limits lim;
 	pk_default_limits(&lim);
+	/* a dump holds a bounded ring of entries (2,000 by default, ~30 values
+	 * each): these limits leave room for 100x that and bound memory */
+	lim.max_input_bytes = 128 << 20;
+	lim.max_values = 4000000;
 	struct pk_doc *doc = pickle_read(counting_read, &cr, &lim, err);
 	drain(&cr);
 	*lines = cr.newlines + (cr.bytes && cr.last != '\n' ? 1 : 0);
@@ -296,9 +300,9 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 		return -1;
 	const struct pk_value *root = pk_root(doc);
 	if (pk_type(root) != PK_DICT) {
+		errbuf_set(err, "not a flight-recorder dump (top level is %s, not a dict)", pk_type_name(pk_type(root)));
 		pk_doc_free(doc);
-		return errbuf_set(err, "not a flight-recorder dump (top level is %s, not a dict)",
-				  pk_type_name(pk_type(root)));
+		return -1;
 	}
 	struct fr_emit fe = {.emit = emit_fn, .ctx = ctx, .rank = path_rank};
 	int64_t r;

@@ -392,7 +392,7 @@ static int push_new(struct parser *p, enum pk_type t, struct pk_value **out)
 
 static int push_int(struct parser *p, int64_t i)
 {
-	struct pk_value *v;
+	struct pk_value *v = NULL;
 	if (push_new(p, PK_INT, &v) < 0)
 		return -1;
 	v->u.i = i;
@@ -401,7 +401,7 @@ static int push_int(struct parser *p, int64_t i)
 
 static int push_bool(struct parser *p, bool b)
 {
-	struct pk_value *v;
+	struct pk_value *v = NULL;
 	if (push_new(p, PK_BOOL, &v) < 0)
 		return -1;
 	v->u.i = b;
@@ -410,7 +410,7 @@ static int push_bool(struct parser *p, bool b)
 
 static int push_float(struct parser *p, double f)
 {
-	struct pk_value *v;
+	struct pk_value *v = NULL;
 	if (push_new(p, PK_FLOAT, &v) < 0)
 		return -1;
 	v->u.f = f;
@@ -423,7 +423,7 @@ static int push_string(struct parser *p, enum pk_type t, const char *s, size_t n
 	if (n > p->lim.max_string_bytes)
 		return fail(p, "string of %zu bytes exceeds the string limit of %zu bytes", n,
 			    p->lim.max_string_bytes);
-	struct pk_value *v;
+	struct pk_value *v = NULL;
 	if (push_new(p, t, &v) < 0)
 		return -1;
 	v->u.s = arena_bytes(p->doc, n + 1);
@@ -476,7 +476,7 @@ static int read_body(struct parser *p, enum pk_type t, uint64_t n)
 		s = b->data;
 	}
 	s[len] = '\0';
-	struct pk_value *v;
+	struct pk_value *v = NULL;
 	if (push_new(p, t, &v) < 0)
 		return -1;
 	v->u.s = s;
@@ -491,10 +491,10 @@ static int check_target(struct parser *p, struct pk_value *c, enum pk_type t, bo
 	const char *want = t == PK_DICT ? "dict" : set ? "set" : "list";
 	if (c->type != t || (set && !(c->flags & PKF_SET)) || (!set && (c->flags & PKF_SET))) {
 		const char *got = (c->flags & PKF_SET) ? "set" : pk_type_name(pk_type(c));
-		return fail(p, "target is a %s, not a %s", got, want);
+		return fail(p, "target is of type %s, not %s", got, want);
 	}
 	if (c->flags & PKF_FROZEN)
-		return fail(p, "target is a frozenset, not a %s", want);
+		return fail(p, "target is of type frozenset, not %s", want);
 	if (c->flags & PKF_STORED)
 		return fail(p, "the %s is already stored inside another container: changing it "
 			       "(a recursive or self-referencing structure) is not supported", want);
@@ -715,13 +715,30 @@ static bool parse_pyfloat(const char *s, size_t n, double *out)
 	return end == tmp + n;
 }
 
+/* The first bytes of a text argument, fit for a one-line message. */
+static const char *excerpt(const char *s, size_t n, char out[48])
+{
+	size_t k = 0;
+	for (; k < n && k < 40; k++) {
+		unsigned char c = (unsigned char)s[k];
+		out[k] = c >= 0x20 && c < 0x7F ? (char)c : '?';
+	}
+	if (k < n) {
+		memcpy(out + k, "...", 3);
+		k += 3;
+	}
+	out[k] = '\0';
+	return out;
+}
+
 static int text_int(struct parser *p, const char *s, size_t n, int64_t *out)
 {
+	char ex[48];
 	int r = parse_pyint(s, n, out);
 	if (r == -2)
-		return fail(p, "integer %.*s does not fit in 64 bits", (int)(n > 40 ? 40 : n), s);
+		return fail(p, "integer %s does not fit in 64 bits", excerpt(s, n, ex));
 	if (r < 0)
-		return fail(p, "not an integer: \"%.*s\"", (int)(n > 40 ? 40 : n), s);
+		return fail(p, "not an integer: \"%s\"", excerpt(s, n, ex));
 	return 0;
 }
 
@@ -853,7 +870,7 @@ static int decode_string_repr(struct parser *p, const char *s, size_t n)
 		case 'x': {
 			uint32_t v;
 			if (!hex_run(s + i, n - i, 2, &v))
-				return fail(p, "bad \\x escape in the string at offset %zu", i - 1);
+				return fail(p, "bad \\x escape in the string at offset %zu", i - 2);
 			buf_putc(o, (char)v);
 			i += 2;
 			break;
@@ -883,10 +900,10 @@ static int refuse(struct parser *p, const char *why)
 
 static int run_op(struct parser *p, bool *stop)
 {
-	uint64_t u;
+	uint64_t u = 0;
 	int64_t i64;
-	size_t m, f = fence(p);
-	struct pk_value *v;
+	size_t m = 0, f = fence(p);
+	struct pk_value *v = NULL;
 
 	switch (p->op) {
 	case OP_PROTO:
@@ -987,9 +1004,10 @@ static int run_op(struct parser *p, bool *stop)
 		double d;
 		if (rd_line(p, NUM_LINE_MAX) < 0)
 			return -1;
-		if (!parse_pyfloat(p->line.data, p->line.len, &d))
-			return fail(p, "not a float: \"%.*s\"", (int)(p->line.len > 40 ? 40 : p->line.len),
-				    p->line.data);
+		if (!parse_pyfloat(p->line.data, p->line.len, &d)) {
+			char ex[48];
+			return fail(p, "not a float: \"%s\"", excerpt(p->line.data, p->line.len, ex));
+		}
 		return push_float(p, d);
 	}
 	case OP_BINFLOAT: {
@@ -1216,6 +1234,8 @@ static struct pk_doc *parse(pk_read_fn read, void *ctx, bool have_total, size_t 
 	p.have_total = have_total;
 	p.total = total;
 	p.buf = xmalloc(RD_BUF_SIZE);
+	/* never NULL: collapse() and friends take p.stack + offset even when empty */
+	xgrow(&p.stack, &p.scap, 16, sizeof(p.stack[0]));
 	p.doc = xcalloc(1, sizeof(*p.doc));
 
 	int r = run(&p);
