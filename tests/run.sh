@@ -37,7 +37,7 @@ for t in tests/unit/test_*.c; do
 		continue
 	fi
 	if (cd "$NF_ROOT" && "$OUT/unit/$name") > "$OUT/unit/$name.log" 2>&1; then st=0; else st=1; fi
-	X
+	np=$(grep -Eo '\[  PASSED  \] [0-9]+' "$OUT/unit/$name.log" | awk '{s+=$NF} END {print s+0}')
 	nf=$(grep -Eo '\[  FAILED  \] [0-9]+' "$OUT/unit/$name.log" | awk '{s+=$NF} END {print s+0}')
 	if [ "$st" -ne 0 ] && [ "$nf" -eq 0 ]; then nf=1; fi
 	i=0; while [ "$i" -lt "$np" ]; do echo "ok unit/$name" >> "$results"; i=$((i+1)); done
