@@ -364,9 +364,57 @@ struct blocked {
 	char op[32];
 };
 
+/* PyTorch's desync report (TORCH_NCCL_DESYNC_DEBUG=1) names the lagging
+ * ranks itself; it is taken at its word, with its own evidence. */
+static bool desync_report(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	int64_t ev = q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'pg_desync_lagging'");
+	if (!ev)
+		return false;
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT DISTINCT CAST(value AS INTEGER) FROM events, json_each('[' || json_extract(fields,'$.ranks') || ']')"
+		" WHERE event_id = ?");
+	sqlite3_bind_int64(st, 1, ev);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		v_culprit(v, sqlite3_column_int(st, 0));
+	sqlite3_finalize(st);
+	if (!v->nculprits)
+		return false;
+	v->outcome = "hang";
+	v->cause = "rank_stalled";
+	v->confidence = "high";
+	v->first_failure_t = d->t0;
+	int64_t at = q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'pg_desync_timeout_at'");
+	if (at) {
+		q_text(d->db, v->op, sizeof(v->op), "SELECT norm_op(json_extract(fields,'$.op')) FROM events WHERE event_id = %lld",
+		       (long long)at);
+		v->seq = (long)q_int(d->db, -1, "SELECT json_extract(fields,'$.seq') FROM events WHERE event_id = %lld",
+				     (long long)at);
+	}
+	long seq = -1;
+	char pg[128] = "", op[32] = "";
+	int64_t wev = 0;
+	first_wait(d, pg, sizeof(pg), &seq, op, sizeof(op), &wev);
+	if (pg[0])
+		set_pg(d, pg);
+	struct buf l = {0};
+	fmt_rank_list(v->culprits, v->nculprits, &l);
+	buf_printf(&v->summary, "PyTorch's desync report names rank%s %s as lagging", v->nculprits > 1 ? "s" : "", l.data);
+	if (v->seq >= 0)
+		buf_printf(&v->summary, " at %s #%ld", v->op, v->seq);
+	buf_puts(&v->summary, ": they never reached the collective their peers waited on.");
+	v_cite_event(v, ev, "desync report");
+	v_cite_event(v, at, "the collective");
+	buf_free(&l);
+	return true;
+}
+
 bool diag_stalled(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
+	if (desync_report(d))
+		return true;
 	/* each group with a timeout, at its first stuck seq */
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT c.pg, min(c.seq) FROM collectives c WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
