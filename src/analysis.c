@@ -16,6 +16,11 @@ void analysis_run(sqlite3 *db)
 	analysis_comms(db);
 	analysis_nccl_coll(db);
 	analysis_rank_status(db);
+	analysis_network(db);
+	analysis_sysmsgs(db);
+	analysis_config(db);
+	analysis_bandwidth(db);
 	analysis_diagnosis(db);
+	analysis_inventory(db);
 	db_exec(db, "RELEASE analysis");
 }

@@ -27,6 +27,7 @@ static const char pg_sql[] =
 	"  NULL, 'log line prefix'\n"
 	"  FROM events WHERE class IN ('timeout','dump','error','exit','config','info','coll')\n"
 	"   AND (json_extract(fields,'$.pg_guid') IS NOT NULL OR json_extract(fields,'$.pg_desc') IS NOT NULL);\n"
+	"CREATE INDEX temp.pg_obs_guid ON pg_obs(guid);\n"
 	/* a description given alone maps to the one GUID it has elsewhere */
 	"DROP TABLE IF EXISTS temp.pg_desc_guid;\n"
 	"CREATE TEMP TABLE pg_desc_guid AS SELECT desc, min(guid) AS guid FROM pg_obs\n"
@@ -41,11 +42,17 @@ static const char pg_sql[] =
 	"INSERT INTO pg_members(pg, rank, pg_rank, pg_local_id)\n"
 	"  SELECT guid, rank, max(pg_rank), max(local_id) FROM pg_obs\n"
 	"  WHERE guid IS NOT NULL AND rank IS NOT NULL GROUP BY guid, rank;\n"
-	"INSERT OR IGNORE INTO pg_members(pg, rank, pg_rank)\n"
-	"  SELECT o.guid, CAST(j.value AS INTEGER), CAST(j.key AS INTEGER)\n"
-	"  FROM pg_obs o, json_each(o.ranks) j WHERE o.ranks IS NOT NULL AND json_valid(o.ranks);\n"
-	"UPDATE pg_members SET pg_rank = (SELECT CAST(j.key AS INTEGER) FROM pg_obs o, json_each(o.ranks) j\n"
-	"    WHERE o.guid = pg_members.pg AND json_valid(o.ranks) AND CAST(j.value AS INTEGER) = pg_members.rank LIMIT 1)\n"
+	/* every dump repeats the member lists: one copy of each is enough */
+	"DROP TABLE IF EXISTS temp.pg_lists;\n"
+	"CREATE TEMP TABLE pg_lists AS SELECT DISTINCT guid, ranks FROM pg_obs\n"
+	"  WHERE ranks IS NOT NULL AND guid IS NOT NULL AND json_valid(ranks);\n"
+	"DROP TABLE IF EXISTS temp.pg_list_members;\n"
+	"CREATE TEMP TABLE pg_list_members AS SELECT DISTINCT o.guid, CAST(j.value AS INTEGER) AS rank,\n"
+	"    CAST(j.key AS INTEGER) AS pg_rank FROM pg_lists o, json_each(o.ranks) j;\n"
+	"CREATE INDEX temp.pg_list_members_i ON pg_list_members(guid, rank);\n"
+	"INSERT OR IGNORE INTO pg_members(pg, rank, pg_rank) SELECT guid, rank, pg_rank FROM pg_list_members;\n"
+	"UPDATE pg_members SET pg_rank = (SELECT l.pg_rank FROM pg_list_members l\n"
+	"    WHERE l.guid = pg_members.pg AND l.rank = pg_members.rank LIMIT 1)\n"
 	"  WHERE pg_rank IS NULL;\n"
 	"INSERT INTO process_groups(pg, name, desc, size, ranks, evidence)\n"
 	"  SELECT o.guid, o.guid, (SELECT max(desc) FROM pg_obs o2 WHERE o2.guid = o.guid AND desc <> 'undefined'),\n"
@@ -53,8 +60,10 @@ static const char pg_sql[] =
 	"    (SELECT json_group_array(rank) FROM (SELECT rank FROM pg_members m WHERE m.pg = o.guid ORDER BY rank)),\n"
 	"    group_concat(DISTINCT o.evidence)\n"
 	"  FROM pg_obs o WHERE o.guid IS NOT NULL GROUP BY o.guid;\n"
-	"UPDATE process_groups SET size = max(size, coalesce((SELECT max(json_array_length(ranks)) FROM pg_obs o\n"
-	"    WHERE o.guid = process_groups.pg AND json_valid(o.ranks)), 0));\n";
+	"DROP TABLE IF EXISTS temp.pg_size;\n"
+	"CREATE TEMP TABLE pg_size(guid TEXT PRIMARY KEY, size INTEGER);\n"
+	"INSERT INTO pg_size SELECT guid, max(json_array_length(ranks)) FROM pg_lists GROUP BY guid;\n"
+	"UPDATE process_groups SET size = max(size, coalesce((SELECT s.size FROM pg_size s WHERE s.guid = process_groups.pg), 0));\n";
 
 /* The key of the group an event names (see the file comment). */
 #define PG_KEY(e)                                                                                              \
@@ -103,6 +112,8 @@ static const char coll_sql[] =
 	"    AND json_extract(fields,'$.last_enqueued') IS NOT NULL\n"
 	"  GROUP BY rank, 2, 3, 4, 6;\n"
 	"CREATE INDEX IF NOT EXISTS collectives_pg_seq ON collectives(pg, seq, rank);\n"
+	"CREATE INDEX IF NOT EXISTS collectives_state ON collectives(state, pg, seq);\n"
+	"CREATE INDEX IF NOT EXISTS pg_status_rank ON pg_status(rank, pg);\n"
 	"CREATE INDEX IF NOT EXISTS collectives_rank ON collectives(rank, pg, seq);\n";
 
 void analysis_collectives(sqlite3 *db)

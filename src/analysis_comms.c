@@ -23,6 +23,7 @@ static const char comms_sql[] =
 	"    CASE WHEN max(json_extract(fields,'$.state') = 'COMPLETE') THEN 'COMPLETE' ELSE 'START' END, min(event_id)\n"
 	"  FROM events WHERE kind = 'nccl_comm_init' AND pid IS NOT NULL\n"
 	"  GROUP BY host, pid, json_extract(fields,'$.comm');\n"
+	"CREATE INDEX IF NOT EXISTS comms_proc ON comms(host, pid, comm_ptr);\n"
 	/* splits: key = parent's key + color, resolved parent by parent (a few levels) */
 	"UPDATE comms SET comm_id = 'split:' || (SELECT p.comm_id FROM comms p WHERE p.host = comms.host AND p.pid = comms.pid\n"
 	"    AND p.comm_ptr = comms.parent_ptr) || ':' ||\n"
@@ -108,13 +109,14 @@ void analysis_comms(sqlite3 *db)
 	size_t npg, ncomm;
 	struct group *pgs = load_groups(db,
 		/* a group's size is known only from a full member list (flight recorder) */
-		"SELECT pg, (SELECT max(json_array_length(o.ranks)) FROM pg_obs o WHERE o.guid = m.pg AND json_valid(o.ranks)),"
+		"SELECT pg, (SELECT s.size FROM pg_size s WHERE s.guid = m.pg),"
 		" rank, pg_rank FROM pg_members m"
 		" ORDER BY pg, rank", &npg);
 	struct group *comms = load_groups(db,
 		"SELECT comm_id, max(nranks) OVER (PARTITION BY comm_id), rank, comm_rank FROM comms"
 		" WHERE comm_id IS NOT NULL AND rank IS NOT NULL ORDER BY comm_id, rank", &ncomm);
-	qsort(pgs, npg, sizeof(*pgs), by_known_desc);
+	if (npg > 1)
+		xqsort(pgs, npg, sizeof(*pgs), by_known_desc);
 	sqlite3_stmt *add = db_prepare(db, "INSERT OR IGNORE INTO pg_members(pg, rank, pg_rank) VALUES(?,?,?)");
 	sqlite3_stmt *tag = db_prepare(db, "UPDATE comms SET pg = ? WHERE comm_id = ?");
 	for (size_t i = 0; i < npg; i++) {

@@ -68,7 +68,8 @@ static bool has_suffix_ci(const char *s, const char *suf)
 
 bool member_is_container(const char *name, const unsigned char *h, size_t n)
 {
-	(void)name; /* decided by content: a name can lie, magic bytes rarely do */
+	/* decided by content (a name can lie, magic bytes rarely do), except
+	 * for an empty tar: only zero blocks, known by its name */
 	if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
 		return true; /* gzip */
 	if (n >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd)
@@ -81,6 +82,12 @@ bool member_is_container(const char *name, const unsigned char *h, size_t n)
 		return true; /* zip (or an empty one) */
 	if (n >= 262 && memcmp(h + 257, "ustar", 5) == 0)
 		return true; /* tar */
+	if (n >= 512 && name && has_suffix_ci(name, ".tar")) {
+		size_t i = 0;
+		while (i < 512 && h[i] == 0)
+			i++;
+		return i == 512; /* an empty tar: its end-of-archive blocks */
+	}
 	return false;
 }
 
@@ -186,25 +193,52 @@ static int walk_archive(struct ar_walk *w, const char *prefix, const char *conta
 			const struct walk_sink *sink)
 {
 	struct archive_entry *e;
-	int retries = 0;
+	long retries = 0;
+	char *last = NULL; /* the last member read, to say where damage is */
+	const char *where = container ? container : w->input_name;
 	for (;;) {
 		int r = archive_read_next_header(w->a, &e);
 		if (r == ARCHIVE_EOF)
 			break;
-		if (r == ARCHIVE_RETRY && retries++ < 64) {
+		if (r == ARCHIVE_RETRY) {
+			/* a damaged header: libarchive skips ahead to the next good one.
+			 * One message per damaged stretch; give up if it never ends. */
+			if (retries++ == 0 && sink->error) {
+				char *msg = xasprintf("damaged archive %s%s%s: %s; skipping to the next readable member",
+						      last ? "after member '" : "at its start", last ? last : "",
+						      last ? "'" : "",
+						      archive_error_string(w->a) ? archive_error_string(w->a) : "bad header");
+				sink->error(sink->ctx, where, msg);
+				free(msg);
+			}
+			if (retries < (1L << 20))
+				continue;
 			if (sink->error)
-				sink->error(sink->ctx, container ? container : w->input_name,
-					    archive_error_string(w->a) ? archive_error_string(w->a) : "damaged archive");
-			continue;
+				sink->error(sink->ctx, where, "damaged archive: no readable member found after the damage");
+			free(last);
+			return -1;
 		}
 		if (r < ARCHIVE_WARN) {
-			if (sink->error)
-				sink->error(sink->ctx, container ? container : w->input_name,
-					    archive_error_string(w->a) ? archive_error_string(w->a) : "archive error");
+			if (sink->error) {
+				char *msg = xasprintf("%s%s%s%s", archive_error_string(w->a) ? archive_error_string(w->a) : "archive error",
+						      last ? " (after member '" : "", last ? last : "", last ? "')" : "");
+				sink->error(sink->ctx, where, msg);
+				free(msg);
+			}
+			free(last);
 			return -1;
 		}
 		retries = 0;
 		bool raw = archive_format(w->a) == ARCHIVE_FORMAT_RAW;
+		if (raw && archive_filter_code(w->a, 0) == ARCHIVE_FILTER_NONE) {
+			/* neither an archive nor a compression libarchive can undo (a
+			 * header cut short): the "member" would be the input itself */
+			if (sink->error)
+				sink->error(sink->ctx, where, "not readable as an archive or compressed file "
+							      "(truncated or damaged header)");
+			free(last);
+			return -1;
+		}
 		char *path;
 		if (raw) {
 			/* a compressed single file: one member named like the file without its suffix */
@@ -235,11 +269,15 @@ static int walk_archive(struct ar_walk *w, const char *prefix, const char *conta
 			ms.eof = true;
 		w->stats->members++;
 		int rc = sink->member(sink->ctx, &mi, &ms);
-		free(path);
-		if (rc < 0 || w->stop)
+		free(last);
+		last = path;
+		if (rc < 0 || w->stop) {
+			free(last);
 			return -1;
+		}
 		/* whatever the sink left unread is skipped by libarchive */
 	}
+	free(last);
 	return 0;
 }
 
@@ -357,6 +395,7 @@ static int walk_dir_rec(const char *root, const char *rel, const struct walk_lim
 		free(dir);
 		return 0;
 	}
+	free(dir);
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
@@ -367,7 +406,8 @@ static int walk_dir_rec(const char *root, const char *rel, const struct walk_lim
 		names[n++] = xstrdup(de->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_names);
+	if (n > 1) /* names is NULL for an empty directory */
+		xqsort(names, n, sizeof(*names), cmp_names);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char *sub = rel[0] ? xasprintf("%s/%s", rel, names[i]) : xstrdup(names[i]);
@@ -390,6 +430,12 @@ static int walk_dir_rec(const char *root, const char *rel, const struct walk_lim
 			rc = sink->member(sink->ctx, &mi, &ms);
 		} else if (S_ISREG(st.st_mode)) {
 			rc = walk_one_file(full, sub, st.st_mtime, st.st_size, lim, sink, stats);
+		} else {
+			/* fifo, socket, device: recorded, never opened (a fifo would block) */
+			struct member_stream ms = {.eof = true};
+			struct member_info mi = {.path = sub, .mtime = st.st_mtime, .type = MT_OTHER};
+			stats->members++;
+			rc = sink->member(sink->ctx, &mi, &ms);
 		}
 		free(sub);
 		free(full);

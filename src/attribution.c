@@ -171,7 +171,7 @@ static const char procs_sql[] =
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT DISTINCT e.host, e.pid, json_extract(e.fields,'$.comm_rank'), e.local_rank, 'NCCL world communicator'\n"
 	"  FROM events e, w WHERE e.kind='nccl_comm_init' AND json_extract(e.fields,'$.nranks') = w.n\n"
-	"    AND json_extract(e.fields,'$.api') NOT LIKE '%Split%' AND e.pid IS NOT NULL;\n"
+	"    AND coalesce(json_extract(e.fields,'$.api'), '') NOT LIKE '%Split%' AND e.pid IS NOT NULL;\n"
 	/* NCCL lines in per-rank files and consoles tie pid to local rank */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT DISTINCT host, pid, NULL, local_rank, 'NCCL prefix and local rank'\n"
@@ -191,7 +191,8 @@ static const char procs_sql[] =
 	"DELETE FROM procs WHERE rowid NOT IN (SELECT min(rowid) FROM procs\n"
 	"    GROUP BY host, pid, rank, local_rank);\n"
 	"CREATE INDEX IF NOT EXISTS procs_host_pid ON procs(host, pid);\n"
-	"CREATE INDEX IF NOT EXISTS procs_host_local ON procs(host, local_rank);\n";
+	"CREATE INDEX IF NOT EXISTS procs_host_local ON procs(host, local_rank);\n"
+	"CREATE INDEX IF NOT EXISTS procs_rank ON procs(rank);\n";
 
 static const char ranks_sql[] =
 	"DELETE FROM ranks;\n"
@@ -206,13 +207,16 @@ static const char ranks_sql[] =
 	"INSERT OR IGNORE INTO ranks(rank, host)\n"
 	"  SELECT DISTINCT e.rank, s.host FROM events e JOIN sources s USING(source_id) WHERE e.rank IS NOT NULL;\n"
 	/* the GPU of each rank, from its first NCCL init line */
+	"DROP TABLE IF EXISTS temp.first_init;\n"
+	"CREATE TEMP TABLE first_init(host TEXT, pid INTEGER, cuda_dev, nvml_dev, bus_id TEXT, PRIMARY KEY(host, pid));\n"
+	"INSERT OR IGNORE INTO first_init SELECT host, pid, json_extract(fields,'$.cuda_dev'),\n"
+	"    json_extract(fields,'$.nvml_dev'), CAST(json_extract(fields,'$.bus_id') AS TEXT)\n"
+	"  FROM events WHERE kind = 'nccl_comm_init' AND host IS NOT NULL AND pid IS NOT NULL ORDER BY event_id;\n"
 	"UPDATE ranks SET\n"
-	"  cuda_dev = (SELECT json_extract(fields,'$.cuda_dev') FROM events e WHERE e.kind='nccl_comm_init'\n"
-	"     AND e.host = ranks.host AND e.pid = ranks.pid ORDER BY event_id LIMIT 1),\n"
-	"  nvml_dev = (SELECT json_extract(fields,'$.nvml_dev') FROM events e WHERE e.kind='nccl_comm_init'\n"
-	"     AND e.host = ranks.host AND e.pid = ranks.pid ORDER BY event_id LIMIT 1),\n"
-	"  bus_id = (SELECT CAST(json_extract(fields,'$.bus_id') AS TEXT) FROM events e WHERE e.kind='nccl_comm_init'\n"
-	"     AND e.host = ranks.host AND e.pid = ranks.pid ORDER BY event_id LIMIT 1);\n"
+	"  cuda_dev = (SELECT cuda_dev FROM first_init f WHERE f.host = ranks.host AND f.pid = ranks.pid),\n"
+	"  nvml_dev = (SELECT nvml_dev FROM first_init f WHERE f.host = ranks.host AND f.pid = ranks.pid),\n"
+	"  bus_id = (SELECT bus_id FROM first_init f WHERE f.host = ranks.host AND f.pid = ranks.pid);\n"
+	"CREATE INDEX IF NOT EXISTS ranks_host_local ON ranks(host, local_rank);\n"
 	"UPDATE ranks SET pci = pci_from_bus_id(bus_id) WHERE bus_id IS NOT NULL;\n";
 
 static const char fill_sql[] =
@@ -230,13 +234,16 @@ static const char fill_sql[] =
 	/* events: host from their source; rank from local rank, pid or source */
 	"UPDATE events SET host = (SELECT s.host FROM sources s WHERE s.source_id = events.source_id)\n"
 	"  WHERE host IS NULL;\n"
-	"UPDATE events SET rank = coalesce(\n"
-	"    (SELECT r.rank FROM ranks r WHERE r.host = events.host AND r.local_rank = events.local_rank),\n"
-	"    (SELECT p.rank FROM procs p WHERE p.host = events.host AND p.pid = events.pid AND p.rank IS NOT NULL),\n"
-	"    (SELECT s.rank FROM sources s WHERE s.source_id = events.source_id))\n"
-	"  WHERE rank IS NULL;\n"
-	"UPDATE events SET local_rank = (SELECT r.local_rank FROM ranks r WHERE r.rank = events.rank)\n"
-	"  WHERE local_rank IS NULL AND rank IS NOT NULL;\n";
+	/* joins, not a subquery per event: local rank, then pid, then the source */
+	"UPDATE events SET rank = r.rank FROM ranks r WHERE events.rank IS NULL AND events.local_rank IS NOT NULL\n"
+	"  AND r.host = events.host AND r.local_rank = events.local_rank;\n"
+	"UPDATE events SET rank = p.rank FROM (SELECT host, pid, min(rank) AS rank FROM procs WHERE rank IS NOT NULL\n"
+	"    AND pid IS NOT NULL GROUP BY host, pid) p\n"
+	"  WHERE events.rank IS NULL AND events.pid IS NOT NULL AND p.host = events.host AND p.pid = events.pid;\n"
+	"UPDATE events SET rank = s.rank FROM sources s WHERE events.rank IS NULL AND s.source_id = events.source_id\n"
+	"  AND s.rank IS NOT NULL;\n"
+	"UPDATE events SET local_rank = r.local_rank FROM ranks r WHERE events.local_rank IS NULL\n"
+	"  AND events.rank IS NOT NULL AND r.rank = events.rank AND r.local_rank IS NOT NULL;\n";
 
 void attribution_run(sqlite3 *db)
 {

@@ -3,6 +3,3 @@
 #include "commands.h"
 #include "util.h"
 #define STUB(fn) int fn(int argc, char **argv) { (void)argc; fprintf(stderr, NF_PROG ": %s: not available yet\n", argv[0]); return NF_EXIT_INTERNAL; }
-STUB(cmd_tui)
-STUB(cmd_view)
-STUB(cmd_synth)

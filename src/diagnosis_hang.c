@@ -481,7 +481,7 @@ bool diag_stalled(struct diagnosis *d)
 			"SELECT min(time_created_us) FROM collectives WHERE pg = %Q AND seq = %ld", b->pg, b->seq);
 		if (tstart != T_NONE)
 			b->wait_t = tstart;
-		if (!pick || b->wait_t < pick->wait_t)
+		if (!pick || b->wait_t < pick->wait_t || (b->wait_t == pick->wait_t && b->rank < pick->rank))
 			pick = b;
 	}
 	v->outcome = "hang";
@@ -512,7 +512,7 @@ bool diag_stalled(struct diagnosis *d)
 	if (v->nculprits > 1) {
 		struct buf l = {0};
 		fmt_rank_list(v->culprits, v->nculprits, &l);
-		buf_printf(&v->summary, " Ranks stuck the same way: %s.", l.data);
+		buf_printf(&v->summary, " %zu ranks were stuck the same way: %s.", v->nculprits, l.data);
 		buf_free(&l);
 	}
 	v_cite_event(v, pick->status_ev, "the culprit's last enqueued collective in that group");

@@ -203,7 +203,7 @@ void v_culprit(struct verdict *v, int rank)
 		return;
 	xgrow(&v->culprits, &v->culprits_cap, v->nculprits + 1, sizeof(*v->culprits));
 	v->culprits[v->nculprits++] = rank;
-	qsort(v->culprits, v->nculprits, sizeof(*v->culprits), cmp_int);
+	xqsort(v->culprits, v->nculprits, sizeof(*v->culprits), cmp_int);
 }
 
 bool v_has_culprit(const struct verdict *v, int rank)
@@ -258,12 +258,30 @@ void rank_desc(struct diagnosis *d, int rank, struct buf *out)
 		buf_printf(out, " (%s)", r->host);
 }
 
+/* Sorted ranks as "2, 3", "0-5, 8", or, for a long list with one stride
+ * (the same rank of every replica), "2, 8, ..., 1022 (every 6th, 171 ranks)";
+ * other long lists are cut after 24 items with the count. */
 void fmt_rank_list(const int *ranks, size_t n, struct buf *out)
 {
+	if (n >= 5) {
+		int stride = ranks[1] - ranks[0];
+		bool regular = stride > 1;
+		for (size_t i = 2; i < n && regular; i++)
+			regular = ranks[i] - ranks[i - 1] == stride;
+		if (regular) {
+			buf_printf(out, "%d, %d, ..., %d (every %dth, %zu ranks)", ranks[0], ranks[1], ranks[n - 1], stride, n);
+			return;
+		}
+	}
+	size_t items = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
 		while (j + 1 < n && ranks[j + 1] == ranks[j] + 1)
 			j++;
+		if (items == 24) {
+			buf_printf(out, ", ... (%zu ranks)", n);
+			return;
+		}
 		if (i)
 			buf_puts(out, ", ");
 		if (j >= i + 2)
@@ -272,6 +290,7 @@ void fmt_rank_list(const int *ranks, size_t n, struct buf *out)
 			buf_printf(out, "%d, %d", ranks[i], ranks[j]);
 		else
 			buf_printf(out, "%d", ranks[i]);
+		items++;
 		i = j + 1;
 	}
 }

@@ -4,6 +4,7 @@
 #include "diagnosis.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "case_db.h"
@@ -19,12 +20,20 @@ static void write_cascade(struct diagnosis *d)
 		" FROM events e WHERE e.event_id = ?2");
 	sqlite3_stmt *ex = db_prepare(d->db,
 		"INSERT INTO cascade(rank, host, time_us, offset_ms, what, role, event_id) VALUES(?,?,?,?,?,?,?)");
+	/* the ranks others named as the source of the dump signal */
+	bool *detected = xcalloc(d->nranks + 1, sizeof(bool));
+	sqlite3_stmt *dq = db_prepare(d->db, "SELECT DISTINCT json_extract(fields,'$.from_rank') FROM events"
+					     " WHERE kind = 'pg_dump_signal' AND json_extract(fields,'$.from_rank') IS NOT NULL");
+	while (sqlite3_step(dq) == SQLITE_ROW) {
+		struct rank_facts *r = diag_rank(d, sqlite3_column_int(dq, 0));
+		if (r)
+			detected[r - d->ranks] = true;
+	}
+	sqlite3_finalize(dq);
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
 		bool culprit = v_has_culprit(v, r->rank);
-		bool detector = !culprit && q_int(d->db, 0,
-			"SELECT count(*) FROM events WHERE kind = 'pg_dump_signal' AND json_extract(fields,'$.from_rank') = %d",
-			r->rank) > 0;
+		bool detector = !culprit && detected[i];
 		const char *role = culprit ? "cause" : detector ? "detector" : "consequence";
 		r->role = !r->events ? "absent" : (r->first_error_event || r->exited) ? role : (culprit ? "cause" : "healthy");
 		if (r->first_error_event && r->first_error_t != T_NONE) {
@@ -59,6 +68,7 @@ static void write_cascade(struct diagnosis *d)
 	}
 	sqlite3_finalize(st);
 	sqlite3_finalize(ex);
+	free(detected);
 	/* number the rows in time order */
 	db_exec(d->db, "CREATE TEMP TABLE cascade_sorted AS SELECT rank, host, time_us, offset_ms, what, role, event_id"
 		       " FROM cascade ORDER BY time_us, rank;"
@@ -94,7 +104,7 @@ static void note_missing(struct diagnosis *d)
 		v_missing(v, "logs of rank%s %s (not one line in the input)", count > 1 ? "s" : "", l.data);
 	if (!d->any_dump && d->t0 != T_NONE && strcmp(v->outcome, "init_failure") != 0)
 		v_missing(v, "flight-recorder dumps (set TORCH_FR_BUFFER_SIZE to record each rank's collectives)");
-	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE kind LIKE 'nccl\\_%%' ESCAPE '\\'") == 0)
+	if (q_int(d->db, 0, "SELECT count(*) FROM (SELECT 1 FROM events WHERE kind >= 'nccl_' AND kind < 'nccl`' LIMIT 1)") == 0)
 		v_missing(v, "NCCL debug output (NCCL_DEBUG=INFO)");
 	buf_free(&l);
 }

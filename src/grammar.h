@@ -66,12 +66,20 @@ const char *grammar_builtin_dir(void);
  * grammar_limit_hits(). */
 bool grammar_match(const struct grammar *g, const struct line_parts *lp, struct grammar_match *m);
 long grammar_limit_hits(const struct grammar *g);
+/* A rule whose regex gave up at a PCRE2 limit GRAMMAR_DISABLE_AFTER times is
+ * no longer tried (a catastrophic pattern must not stall the ingest). */
+#define GRAMMAR_DISABLE_AFTER 8
+/* The rule whose regex gave up at a limit during the last grammar_match()
+ * calls, or NULL; clears it. *disabled (if not NULL) tells whether the rule
+ * has just been disabled. */
+const struct rule *grammar_take_limit_hit(const struct grammar *g, bool *disabled);
 
 size_t grammar_rule_count(const struct grammar *g);
 const struct rule *grammar_rule(const struct grammar *g, size_t i);
 const char *rule_name(const struct rule *r);
 const char *rule_class(const struct rule *r);
 const char *rule_file(const struct rule *r);
+int rule_line(const struct rule *r); /* where "rule NAME" is written */
 int rule_family(const struct rule *r);
 size_t rule_index(const struct rule *r);
 size_t rule_sample_count(const struct rule *r);

@@ -33,6 +33,8 @@ struct rule {
 	size_t nregex, regex_cap;
 	struct rule_sample *samples;
 	size_t nsamples, samples_cap;
+	long limit_hits;    /* matches that gave up at a PCRE2 limit */
+	bool disabled;      /* gave up too often: no longer tried */
 };
 
 /* A dispatch list: candidate rules for one family and one first byte. */
@@ -49,6 +51,8 @@ struct grammar {
 	pcre2_match_context *mctx;
 	struct grammar_limits limits;
 	long limit_hits;
+	const struct rule *last_limit_rule; /* see grammar_take_limit_hit() */
+	bool last_limit_disabled;
 	bool finished;
 };
 

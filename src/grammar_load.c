@@ -82,8 +82,11 @@ static int compile_regex(struct rule *r, const char *pattern, struct errbuf *err
 		return errbuf_set(err, "%s:%d: rule %s: bad regex at offset %zu: %s", path, line_no,
 				  r->name, (size_t)eoff, (char *)msg);
 	}
-	/* JIT is an optimisation: fall back to the interpreter where unavailable */
-	(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+	/* JIT is an optimisation: fall back to the interpreter where unavailable.
+	 * NCCLFORENSIC_NO_JIT=1 turns it off (valgrind cannot follow JIT code). */
+	const char *no_jit = getenv("NCCLFORENSIC_NO_JIT");
+	if (!no_jit || !*no_jit || strcmp(no_jit, "0") == 0)
+		(void)pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
 	xgrow(&r->regex, &r->regex_cap, r->nregex + 1, sizeof(*r->regex));
 	struct rule_regex *rx = &r->regex[r->nregex++];
 	memset(rx, 0, sizeof(*rx));
@@ -200,6 +203,7 @@ int grammar_load_file(struct grammar *g, const char *path, struct errbuf *err)
 		}
 		if (!cur) {
 			rc = errbuf_set(err, "%s:%d: '%s' before the first 'rule'", path, line_no, key);
+			free(raw);
 			break;
 		}
 		if (strcmp(key, "starts") == 0 || strcmp(key, "contains") == 0) {
@@ -292,7 +296,8 @@ int grammar_load_dir(struct grammar *g, const char *dir, struct errbuf *err)
 		names[n++] = xasprintf("%s/%s", dir, e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);
+	if (n > 1) /* names is NULL for an empty directory */
+		xqsort(names, n, sizeof(*names), cmp_str);
 	int rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (rc == 0)
@@ -309,8 +314,9 @@ static char builtin_dir[PATH_MAX];
 #define NF_GRAMMAR_INSTALL_DIR ""
 #endif
 
-/* The built-in rules: <prefix>/share/ncclforensic/grammars when installed,
- * else grammars/ next to the binary (a build tree). */
+/* The built-in rules: grammars/ next to the binary or one level up (a
+ * source tree, a build directory in it), else
+ * <prefix>/share/ncclforensic/grammars (installed). */
 static const char *find_builtin_dir(void)
 {
 	char exe[PATH_MAX - 64];
@@ -320,7 +326,7 @@ static const char *find_builtin_dir(void)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			const char *cands[] = {"%s/grammars", "%s/../share/ncclforensic/grammars"};
+			const char *cands[] = {"%s/grammars", "%s/../grammars", "%s/../share/ncclforensic/grammars"};
 			for (size_t i = 0; i < ARRAY_LEN(cands); i++) {
 				snprintf(builtin_dir, sizeof(builtin_dir), cands[i], exe);
 				if (access(builtin_dir, R_OK) == 0)
@@ -390,6 +396,11 @@ const char *rule_class(const struct rule *r)
 const char *rule_file(const struct rule *r)
 {
 	return r->file;
+}
+
+int rule_line(const struct rule *r)
+{
+	return r->line_no;
 }
 
 int rule_family(const struct rule *r)

@@ -3,8 +3,186 @@
  * its message (rules with a "starts" literal), so a line meets few regexes. */
 #include "grammar_internal.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* ---- the "contains" prefilter ----
+ *
+ * Most lines match no rule, and a family has a few dozen rules that only
+ * say "contains <literal>": trying them one memmem() at a time costs more
+ * than the rest of the line's path. Instead, the literals of a family are
+ * found in one pass over the message: each literal has an anchor (its
+ * rarest byte pair, by a rough frequency of log text), a 64K-bit set tells
+ * whether a byte pair of the message is some literal's anchor, and only
+ * then are the literals with that anchor compared. The answer (a bit per
+ * literal) is exactly memmem()'s; literals beyond PF_MAX, and those of one
+ * byte, fall back to memmem().
+ *
+ * The prefilter lives beside the grammar (struct grammar is shared with
+ * grammar_load.c): a small table keyed by the grammar, rebuilt by
+ * grammar_finish(), which every grammar goes through before matching. */
+
+#define PF_MAX 64
+#define PF_SLOTS 8
+
+struct pf_family {
+	int n;
+	const char *lit[PF_MAX];
+	uint32_t len[PF_MAX];
+	uint32_t off[PF_MAX];         /* where the anchor pair sits in the literal */
+	unsigned char second[PF_MAX]; /* the anchor's second byte */
+	uint64_t by_first[256];       /* literals whose anchor starts with this byte */
+	uint64_t pairs[65536 / 64];   /* anchor pairs */
+};
+
+struct prefilter {
+	const struct grammar *g;
+	unsigned long stamp;
+	struct pf_family fam[FAM_COUNT];
+	/* parallel to g->dispatch[f][b].items: the literal of each rule, -1 for
+	 * none or for one the scan does not know (memmem then) */
+	int8_t *lit_of[FAM_COUNT][256];
+};
+
+static struct prefilter *pf_slots[PF_SLOTS];
+static unsigned long pf_clock;
+
+/* A rough rarity of bytes in log text: lower is rarer. */
+static int byte_weight(unsigned char c)
+{
+	static const char common[] = " etaoinsrlcdhumpfgy0123456789.:_-/=,";
+	if (c >= 'A' && c <= 'Z')
+		return 3;
+	const char *s = c ? strchr(common, c) : NULL;
+	if (s)
+		return 40 - (int)(s - common) / 2;
+	return c >= 'a' && c <= 'z' ? 12 : 2;
+}
+
+static int pf_literal(struct pf_family *f, const char *lit, size_t len)
+{
+	for (int i = 0; i < f->n; i++)
+		if (f->len[i] == len && memcmp(f->lit[i], lit, len) == 0)
+			return i;
+	if (f->n == PF_MAX || len < 2 || len > UINT32_MAX)
+		return -1;
+	int k = f->n++;
+	size_t best = 0;
+	int best_w = 1 << 30;
+	for (size_t i = 0; i + 1 < len; i++) {
+		int w = byte_weight((unsigned char)lit[i]) * byte_weight((unsigned char)lit[i + 1]);
+		if (w < best_w) {
+			best_w = w;
+			best = i;
+		}
+	}
+	unsigned a = (unsigned char)lit[best], b = (unsigned char)lit[best + 1];
+	f->lit[k] = lit;
+	f->len[k] = (uint32_t)len;
+	f->off[k] = (uint32_t)best;
+	f->second[k] = (unsigned char)b;
+	f->by_first[a] |= 1ull << k;
+	unsigned pair = a << 8 | b;
+	f->pairs[pair >> 6] |= 1ull << (pair & 63);
+	return k;
+}
+
+static struct prefilter *pf_for(const struct grammar *g)
+{
+	for (int i = 0; i < PF_SLOTS; i++)
+		if (pf_slots[i] && pf_slots[i]->g == g) {
+			pf_slots[i]->stamp = ++pf_clock;
+			return pf_slots[i];
+		}
+	return NULL;
+}
+
+static void pf_build(const struct grammar *g)
+{
+	struct prefilter *pf = pf_for(g);
+	if (!pf) {
+		int slot = 0;
+		for (int i = 0; i < PF_SLOTS; i++) {
+			if (!pf_slots[i]) {
+				slot = i;
+				break;
+			}
+			if (pf_slots[i]->stamp < pf_slots[slot]->stamp)
+				slot = i;
+		}
+		if (!pf_slots[slot])
+			pf_slots[slot] = xcalloc(1, sizeof(*pf));
+		pf = pf_slots[slot];
+	}
+	for (int f = 0; f < FAM_COUNT; f++)
+		for (int b = 0; b < 256; b++)
+			free(pf->lit_of[f][b]);
+	memset(pf, 0, sizeof(*pf));
+	pf->g = g;
+	pf->stamp = ++pf_clock;
+	for (size_t i = 0; i < g->nrules; i++) {
+		const struct rule *r = g->rules[i];
+		if (!r->contains)
+			continue;
+		for (int f = 0; f < FAM_COUNT; f++)
+			if (r->family == f || r->family == FAM_ANY)
+				pf_literal(&pf->fam[f], r->contains, r->contains_len);
+	}
+	for (int f = 0; f < FAM_COUNT; f++)
+		for (int b = 0; b < 256; b++) {
+			const struct rule_list *l = &g->dispatch[f][b];
+			if (!l->n)
+				continue;
+			int8_t *k = xmalloc(l->n);
+			for (size_t i = 0; i < l->n; i++) {
+				const struct rule *r = l->items[i];
+				k[i] = -1;
+				for (int j = 0; r->contains && j < pf->fam[f].n; j++)
+					if (pf->fam[f].len[j] == r->contains_len &&
+					    memcmp(pf->fam[f].lit[j], r->contains, r->contains_len) == 0)
+						k[i] = (int8_t)j;
+			}
+			pf->lit_of[f][b] = k;
+		}
+}
+
+/* Which literals of the family occur in msg: bit k for literal k. */
+static uint64_t pf_scan(const struct pf_family *f, const char *msg, size_t n)
+{
+	uint64_t found = 0;
+	const unsigned char *s = (const unsigned char *)msg;
+	for (size_t i = 0; i + 1 < n; i++) {
+		unsigned pair = (unsigned)s[i] << 8 | s[i + 1];
+		if (!(f->pairs[pair >> 6] & (1ull << (pair & 63))))
+			continue;
+		for (uint64_t m = f->by_first[s[i]] & ~found; m; m &= m - 1) {
+			int k = __builtin_ctzll(m);
+			if (f->second[k] != s[i + 1] || i < f->off[k])
+				continue;
+			size_t at = i - f->off[k];
+			if (f->len[k] <= n - at && memcmp(s + at, f->lit[k], f->len[k]) == 0)
+				found |= 1ull << k;
+		}
+	}
+	return found;
+}
+
+/* Does the message contain the rule's literal (number k in the family's
+ * scan, -1: not in it)? Same answer as memmem(). */
+static bool pf_contains(const struct pf_family *f, int k, const struct rule *r, const char *msg, size_t n,
+			uint64_t *found, bool *scanned)
+{
+	if (!r->contains_len)
+		return true;
+	if (k < 0 || !f)
+		return memmem(msg, n, r->contains, r->contains_len) != NULL;
+	if (!*scanned) {
+		*found = pf_scan(f, msg, n);
+		*scanned = true;
+	}
+	return (*found >> k) & 1;
+}
 
 static void list_add(struct rule_list *l, const struct rule *r)
 {
@@ -33,6 +211,7 @@ void grammar_finish(struct grammar *g)
 			}
 		}
 	}
+	pf_build(g);
 	if (!g->md)
 		g->md = pcre2_match_data_create(GRAMMAR_MAX_FIELDS * 2 + 2, NULL);
 	if (!g->mctx) {
@@ -75,18 +254,33 @@ bool grammar_match(const struct grammar *g_const, const struct line_parts *lp, s
 	size_t n = lp->msg_len;
 	unsigned char b = n ? (unsigned char)msg[0] : 0;
 	const struct rule_list *l = &g->dispatch[lp->family][b];
+	const struct prefilter *pf = pf_for(g);
+	const struct pf_family *pff = pf ? &pf->fam[lp->family] : NULL;
+	const int8_t *lit_of = pf ? pf->lit_of[lp->family][b] : NULL;
+	uint64_t found = 0;
+	bool scanned = false;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct rule *r = l->items[i];
-		if (r->level && r->level != lp->level)
+		if (r->disabled || (r->level && r->level != lp->level))
 			continue;
 		if (r->starts && (n < r->starts_len || memcmp(msg, r->starts, r->starts_len) != 0))
 			continue;
-		if (r->contains && !memmem(msg, n, r->contains, r->contains_len))
+		if (r->contains && !pf_contains(pff, lit_of ? lit_of[i] : -1, r, msg, n, &found, &scanned))
 			continue;
 		for (size_t k = 0; k < r->nregex; k++) {
+			long hits = g->limit_hits;
 			if (regex_match(g, &r->regex[k], msg, n, m)) {
 				m->rule = r;
 				return true;
+			}
+			if (g->limit_hits != hits) {
+				struct rule *rw = (struct rule *)r;
+				g->last_limit_rule = r;
+				g->last_limit_disabled = ++rw->limit_hits >= GRAMMAR_DISABLE_AFTER;
+				if (g->last_limit_disabled) {
+					rw->disabled = true;
+					break;
+				}
 			}
 		}
 	}
@@ -96,4 +290,15 @@ bool grammar_match(const struct grammar *g_const, const struct line_parts *lp, s
 long grammar_limit_hits(const struct grammar *g)
 {
 	return g->limit_hits;
+}
+
+const struct rule *grammar_take_limit_hit(const struct grammar *g_const, bool *disabled)
+{
+	struct grammar *g = (struct grammar *)g_const; /* like the match data: scratch */
+	const struct rule *r = g->last_limit_rule;
+	if (disabled)
+		*disabled = r && g->last_limit_disabled;
+	g->last_limit_rule = NULL;
+	g->last_limit_disabled = false;
+	return r;
 }

@@ -124,5 +124,14 @@ int grammar_selftest(const struct grammar *g, void *out_file, int *n_checked)
 	}
 	if (n_checked)
 		*n_checked = checked;
+	/* limit hits of the samples are not the input's: leave none behind */
+	struct grammar *gw = (struct grammar *)g;
+	gw->limit_hits = 0;
+	gw->last_limit_rule = NULL;
+	gw->last_limit_disabled = false;
+	for (size_t i = 0; i < gw->nrules; i++) {
+		gw->rules[i]->limit_hits = 0;
+		gw->rules[i]->disabled = false;
+	}
 	return failures;
 }

@@ -4,6 +4,7 @@
  * one block per source being read, whatever the input size. */
 #include "ingest.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,16 +36,18 @@ void ingest_default_opts(struct ingest_opts *o)
 	o->analyze = true;
 }
 
+struct pipe; /* the load's queue to the writer thread, below */
+
 struct ingest {
 	const struct ingest_opts *o;
 	struct grammar *g;
 	struct case_writer w;
+	struct pipe *pipe;
 	struct walk_limits limits;
 	struct walk_stats stats;
 	struct ingest_summary *sum;
 	int64_t next_source_id;
 	int job_year;
-	struct buf zbuf;
 	struct buf json;
 	struct progress prog;
 	const struct walk_sink *sink;
@@ -62,6 +65,7 @@ struct member_ctx {
 	struct block_builder bb;
 	int block_no;
 	long lines, events;
+	long first_truncated; /* line number of the first line cut at --max-line, 0 if none */
 	bool any_t;
 	int64_t first_t, last_t;
 	/* what the content says about who wrote this member */
@@ -74,6 +78,27 @@ struct member_ctx {
 };
 
 static volatile sig_atomic_t interrupted;
+
+/* NF_TIMINGS=1 in the environment: the time of each phase on stderr (for
+ * bench/run.sh and profiling; not part of the interface). */
+static double phase_t0 = -1, phase_c0;
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void phase_done(const char *name)
+{
+	if (phase_t0 < 0)
+		return;
+	double t = clock_s(CLOCK_MONOTONIC), c = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	fprintf(stderr, "timing: %-12s %7.3f s wall %7.3f s cpu\n", name, t - phase_t0, c - phase_c0);
+	phase_t0 = t;
+	phase_c0 = c;
+}
 
 static void on_signal(int sig)
 {
@@ -90,32 +115,522 @@ static int year_of(int64_t epoch_s)
 	return tm.tm_year + 1900;
 }
 
-/* ---- events ---- */
+/* ---- the writer thread ----
+ *
+ * The load runs on two threads: this one reads, splits, parses and matches
+ * (and builds each event's JSON), the writer runs every SQLite statement of
+ * the load and compresses the line blocks. Work goes to the writer as
+ * serialized operations in a FIFO of byte chunks; at most PIPE_CHUNKS chunks
+ * are in flight, so memory stays bounded whatever the input size. The writer
+ * runs the operations in the order they were made: sources, events and
+ * blocks get the row ids, and the case the bytes, of a sequential load.
+ * Nothing reads the database while the load runs. */
+
+#define PIPE_CHUNK (1u << 20)
+#define PIPE_CHUNKS 8
+
+enum op_code { OP_SOURCE = 1, OP_UPDATE, OP_EVENT, OP_BLOCK, OP_FR };
+
+struct chunk {
+	struct chunk *next;
+	size_t len, cap;
+	unsigned char data[];
+};
+
+struct pipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
+	struct chunk *head, *tail; /* full chunks, oldest first */
+	struct chunk *spare;       /* empty chunks to reuse */
+	int in_flight;             /* chunks queued or being written */
+	bool closed;
+	struct chunk *cur;         /* being filled by the reader */
+	pthread_t thread;
+	struct ingest *in;
+	/* writer-side state */
+	struct buf zbuf;
+	void *zctx;
+	/* flight-recorder dumps the writer read itself (see OP_FR): what the
+	 * summary and the diagnostics need, handed over after the join */
+	long w_events, w_errors;
+	uint64_t w_lines;
+	struct buf w_diag; /* "path\tmessage\n" */
+};
+
+/* Fixed parts of the operations (copied in and out with memcpy). */
+struct op_source {
+	int64_t id, mtime;
+	int32_t kind;
+	uint32_t path_len, container_len; /* container_len UINT32_MAX: NULL */
+};
+
+struct op_update {
+	int64_t id;
+	int32_t kind, rank, local_rank;
+	int64_t pid;
+	uint64_t bytes;
+	int64_t lines, stored, skipped, truncated, events;
+	uint8_t any_t;
+	int64_t first_t, last_t;
+	int32_t year;
+	uint32_t host_len, reason_len, error_len; /* UINT32_MAX: NULL */
+};
+
+struct op_event {
+	int64_t source_id, line_no, t_us, pid, tid;
+	const char *kind, *class_name; /* the grammar's strings: they outlive the load */
+	int32_t rank, local_rank, dev;
+	uint32_t host_len, fields_len;
+	char level;
+	uint8_t has_time, clock;
+};
+
+struct op_block {
+	int64_t source_id;
+	int32_t block_no;
+	struct block_info info;
+	uint64_t payload_len;
+};
+
+struct op_fr {
+	int64_t source_id;
+	int32_t path_rank;
+	uint32_t path_len;
+	uint64_t data_len;
+};
+
+static struct chunk *chunk_new(size_t cap)
+{
+	struct chunk *ch = xmalloc(sizeof(*ch) + cap);
+	ch->next = NULL;
+	ch->len = 0;
+	ch->cap = cap;
+	return ch;
+}
+
+/* Reader: hands the current chunk to the writer (waiting while PIPE_CHUNKS
+ * are in flight) and starts a new one with room for at least need bytes. */
+static void pipe_push(struct pipe *p, size_t need)
+{
+	pthread_mutex_lock(&p->mu);
+	if (p->cur && p->cur->len) {
+		while (p->in_flight >= PIPE_CHUNKS)
+			pthread_cond_wait(&p->cond, &p->mu);
+		if (p->tail)
+			p->tail->next = p->cur;
+		else
+			p->head = p->cur;
+		p->tail = p->cur;
+		p->in_flight++;
+		p->cur = NULL;
+		pthread_cond_broadcast(&p->cond);
+	}
+	struct chunk *ch = NULL;
+	if (!p->cur && p->spare && need <= p->spare->cap) {
+		ch = p->spare;
+		p->spare = ch->next;
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (p->cur)
+		return;
+	if (!ch)
+		ch = chunk_new(need > PIPE_CHUNK ? need : PIPE_CHUNK);
+	ch->next = NULL;
+	ch->len = 0;
+	p->cur = ch;
+}
+
+/* Room for n more bytes of operation in the current chunk. */
+static unsigned char *pipe_room(struct pipe *p, size_t n)
+{
+	if (!p->cur || p->cur->cap - p->cur->len < n)
+		pipe_push(p, n);
+	return p->cur->data + p->cur->len;
+}
+
+static void put(unsigned char **w, const void *src, size_t n)
+{
+	if (n)
+		memcpy(*w, src, n);
+	*w += n;
+}
+
+static uint32_t opt_len(const char *s)
+{
+	return s ? (uint32_t)strlen(s) : UINT32_MAX;
+}
+
+static size_t opt_size(uint32_t len)
+{
+	return len == UINT32_MAX ? 0 : len;
+}
+
+static void op_put_source(struct pipe *p, const struct op_source *o, const char *path, const char *container)
+{
+	size_t n = 1 + sizeof(*o) + o->path_len + opt_size(o->container_len);
+	unsigned char *w = pipe_room(p, n);
+	*w++ = OP_SOURCE;
+	put(&w, o, sizeof(*o));
+	put(&w, path, o->path_len);
+	put(&w, container, opt_size(o->container_len));
+	p->cur->len += n;
+}
+
+static void op_put_update(struct pipe *p, const struct op_update *o, const char *host, const char *reason,
+			  const char *error)
+{
+	size_t n = 1 + sizeof(*o) + opt_size(o->host_len) + opt_size(o->reason_len) + opt_size(o->error_len);
+	unsigned char *w = pipe_room(p, n);
+	*w++ = OP_UPDATE;
+	put(&w, o, sizeof(*o));
+	put(&w, host, opt_size(o->host_len));
+	put(&w, reason, opt_size(o->reason_len));
+	put(&w, error, opt_size(o->error_len));
+	p->cur->len += n;
+}
+
+static void op_event_from(struct op_event *o, int64_t source_id, const struct event_rec *e, const char *fields);
 
 static void write_event(struct member_ctx *m, const struct event_rec *e)
 {
-	struct case_writer *w = &m->in->w;
-	sqlite3_stmt *st = w->ins_event;
-	sqlite3_bind_int64(st, 1, m->source_id);
-	sqlite3_bind_int64(st, 2, e->line_no);
-	sqlite3_bind_text(st, 3, e->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, e->class_name, -1, SQLITE_STATIC);
-	if (e->host && e->host_len)
-		sqlite3_bind_text(st, 5, e->host, (int)e->host_len, SQLITE_TRANSIENT);
-	db_bind_int_or_null(st, 6, e->rank, e->rank >= 0);
-	db_bind_int_or_null(st, 7, e->local_rank, e->local_rank >= 0);
-	db_bind_int_or_null(st, 8, e->pid, e->pid >= 0);
-	db_bind_int_or_null(st, 9, e->tid, e->tid >= 0);
-	db_bind_int_or_null(st, 10, e->dev, e->dev >= 0);
-	if (e->level)
-		sqlite3_bind_text(st, 11, &e->level, 1, SQLITE_TRANSIENT);
-	db_bind_int_or_null(st, 12, e->t_us, e->has_time);
-	if (e->has_time)
-		sqlite3_bind_text(st, 13, clock_name(e->clock), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 14, e->fields_json ? e->fields_json : "{}", -1, SQLITE_STATIC);
-	db_step_done(st);
+	const char *fields = e->fields_json ? e->fields_json : "{}";
+	struct op_event o;
+	op_event_from(&o, m->source_id, e, fields);
+	struct pipe *p = m->in->pipe;
+	size_t n = 1 + sizeof(o) + o.host_len + o.fields_len;
+	unsigned char *w = pipe_room(p, n);
+	*w++ = OP_EVENT;
+	put(&w, &o, sizeof(o));
+	put(&w, e->host, o.host_len);
+	put(&w, fields, o.fields_len);
+	p->cur->len += n;
 	m->events++;
 	m->in->sum->events++;
+}
+
+/* True when the writer has nothing queued: it could take more work. */
+static bool pipe_idle(struct pipe *p)
+{
+	pthread_mutex_lock(&p->mu);
+	bool idle = p->in_flight == 0;
+	pthread_mutex_unlock(&p->mu);
+	return idle;
+}
+
+static void sql_update(struct case_writer *w, const struct op_update *o, const char *host, const char *reason,
+		       const char *error)
+{
+	sqlite3_stmt *st = w->upd_source;
+	sqlite3_bind_text(st, 1, source_kind_name((enum source_kind)o->kind), -1, SQLITE_STATIC);
+	db_bind_int_or_null(st, 2, o->rank, o->rank >= 0);
+	db_bind_int_or_null(st, 3, o->local_rank, o->local_rank >= 0);
+	db_bind_int_or_null(st, 4, o->pid, o->pid >= 0);
+	if (host && o->host_len != UINT32_MAX && o->host_len)
+		sqlite3_bind_text(st, 5, host, (int)o->host_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 5);
+	sqlite3_bind_int64(st, 6, (int64_t)o->bytes);
+	sqlite3_bind_int64(st, 7, o->lines);
+	sqlite3_bind_int64(st, 8, o->stored);
+	sqlite3_bind_int64(st, 9, o->skipped);
+	if (reason && o->reason_len != UINT32_MAX)
+		sqlite3_bind_text(st, 10, reason, (int)o->reason_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 10);
+	sqlite3_bind_int64(st, 11, o->truncated);
+	sqlite3_bind_int64(st, 12, o->events);
+	db_bind_int_or_null(st, 13, o->first_t, o->any_t);
+	db_bind_int_or_null(st, 14, o->last_t, o->any_t);
+	db_bind_int_or_null(st, 15, o->year, o->year > 0);
+	if (error && o->error_len != UINT32_MAX)
+		sqlite3_bind_text(st, 16, error, (int)o->error_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 16);
+	sqlite3_bind_int64(st, 17, o->id);
+	db_step_done(st);
+}
+
+static void sql_event(struct case_writer *w, const struct op_event *o, const char *host, const char *fields)
+{
+	sqlite3_stmt *st = w->ins_event;
+	sqlite3_bind_int64(st, 1, o->source_id);
+	sqlite3_bind_int64(st, 2, o->line_no);
+	sqlite3_bind_text(st, 3, o->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, o->class_name, -1, SQLITE_STATIC);
+	if (o->host_len)
+		sqlite3_bind_text(st, 5, host, (int)o->host_len, SQLITE_STATIC);
+	db_bind_int_or_null(st, 6, o->rank, o->rank >= 0);
+	db_bind_int_or_null(st, 7, o->local_rank, o->local_rank >= 0);
+	db_bind_int_or_null(st, 8, o->pid, o->pid >= 0);
+	db_bind_int_or_null(st, 9, o->tid, o->tid >= 0);
+	db_bind_int_or_null(st, 10, o->dev, o->dev >= 0);
+	if (o->level)
+		sqlite3_bind_text(st, 11, &o->level, 1, SQLITE_TRANSIENT);
+	db_bind_int_or_null(st, 12, o->t_us, o->has_time);
+	if (o->has_time)
+		sqlite3_bind_text(st, 13, clock_name((enum clock_kind)o->clock), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 14, fields, (int)o->fields_len, SQLITE_STATIC);
+	db_step_done(st);
+}
+
+static void op_event_from(struct op_event *o, int64_t source_id, const struct event_rec *e, const char *fields)
+{
+	*o = (struct op_event){
+		.source_id = source_id,
+		.line_no = e->line_no,
+		.t_us = e->t_us,
+		.pid = e->pid,
+		.tid = e->tid,
+		.kind = e->kind,
+		.class_name = e->class_name,
+		.rank = e->rank,
+		.local_rank = e->local_rank,
+		.dev = e->dev,
+		.host_len = e->host ? (uint32_t)e->host_len : 0,
+		.fields_len = (uint32_t)strlen(fields),
+		.level = e->level,
+		.has_time = e->has_time,
+		.clock = (uint8_t)e->clock,
+	};
+}
+
+/* ---- flight-recorder dumps read by the writer ----
+ *
+ * Parsing a dump (pickle_read, flight_recorder) costs about as much as the
+ * SQL of its events, and the reader is the busier thread: when the writer
+ * has nothing queued, a dump is handed to it whole (OP_FR) and the writer
+ * parses it and inserts its events itself, at the same place in the
+ * sequence, so the rows are the same as when the reader parses it. */
+
+struct mem_src {
+	const unsigned char *p;
+	size_t n, pos;
+};
+
+static long mem_read(struct member_stream *ms, void *buf, size_t n)
+{
+	struct mem_src *m = ms->impl;
+	size_t k = m->n - m->pos;
+	if (k > n)
+		k = n;
+	memcpy(buf, m->p + m->pos, k);
+	m->pos += k;
+	return (long)k;
+}
+
+struct writer_fr {
+	struct pipe *p;
+	int64_t source_id;
+	long events;
+};
+
+static void writer_fr_emit(void *ctx, const struct event_rec *e)
+{
+	struct writer_fr *f = ctx;
+	const char *fields = e->fields_json ? e->fields_json : "{}";
+	struct op_event o;
+	op_event_from(&o, f->source_id, e, fields);
+	sql_event(&f->p->in->w, &o, e->host, fields);
+	f->events++;
+}
+
+static void writer_fr(struct pipe *p, const struct op_fr *o, const char *path, const unsigned char *data)
+{
+	struct mem_src src = {.p = data, .n = (size_t)o->data_len};
+	struct member_stream ms;
+	memset(&ms, 0, sizeof(ms));
+	ms.read_impl = mem_read;
+	ms.impl = &src;
+	struct errbuf err = {{0}};
+	long lines = 0;
+	uint64_t bytes = 0;
+	struct writer_fr f = {.p = p, .source_id = o->source_id};
+	char *cpath = xstrndup(path, o->path_len);
+	int rc = fr_ingest(&ms, cpath, o->path_rank, writer_fr_emit, &f, &lines, &bytes, &err);
+	if (rc < 0) {
+		p->w_errors++;
+		buf_printf(&p->w_diag, "%s\t%s\n", cpath, err.msg);
+	}
+	const char *reason = rc < 0 ? "binary: flight-recorder pickle refused"
+				    : "binary: flight-recorder pickle (read into events)";
+	const char *error = rc < 0 ? err.msg : NULL;
+	struct op_update u = {
+		.id = o->source_id,
+		.kind = SK_FLIGHT_RECORDER,
+		.rank = o->path_rank,
+		.local_rank = -1,
+		.pid = -1,
+		.bytes = bytes,
+		.lines = lines,
+		.stored = 0,
+		.skipped = lines,
+		.events = f.events,
+		.reason_len = opt_len(reason),
+		.error_len = opt_len(error),
+		.host_len = UINT32_MAX,
+	};
+	sql_update(&p->in->w, &u, NULL, reason, error);
+	p->w_events += f.events;
+	p->w_lines += (uint64_t)lines;
+	free(cpath);
+}
+
+/* Writer: one operation at r; returns the byte after it. */
+static const unsigned char *run_op(struct pipe *p, const unsigned char *r)
+{
+	struct case_writer *w = &p->in->w;
+	int code = *r++;
+	switch (code) {
+	case OP_SOURCE: {
+		struct op_source o;
+		memcpy(&o, r, sizeof(o));
+		r += sizeof(o);
+		sqlite3_stmt *st = w->ins_source;
+		sqlite3_bind_int64(st, 1, o.id);
+		sqlite3_bind_text(st, 2, (const char *)r, (int)o.path_len, SQLITE_STATIC);
+		r += o.path_len;
+		db_bind_text(st, 3, o.container_len == UINT32_MAX ? NULL : (const char *)r,
+			     o.container_len == UINT32_MAX ? -1 : (int)o.container_len);
+		r += opt_size(o.container_len);
+		sqlite3_bind_text(st, 4, source_kind_name((enum source_kind)o.kind), -1, SQLITE_STATIC);
+		db_bind_int_or_null(st, 5, o.mtime, o.mtime > 0);
+		db_step_done(st);
+		return r;
+	}
+	case OP_UPDATE: {
+		struct op_update o;
+		memcpy(&o, r, sizeof(o));
+		r += sizeof(o);
+		const char *host = (const char *)r;
+		r += opt_size(o.host_len);
+		const char *reason = (const char *)r;
+		r += opt_size(o.reason_len);
+		const char *error = (const char *)r;
+		r += opt_size(o.error_len);
+		sql_update(w, &o, host, reason, error);
+		return r;
+	}
+	case OP_EVENT: {
+		struct op_event o;
+		memcpy(&o, r, sizeof(o));
+		r += sizeof(o);
+		const char *host = (const char *)r;
+		r += o.host_len;
+		sql_event(w, &o, host, (const char *)r);
+		return r + o.fields_len;
+	}
+	case OP_BLOCK: {
+		struct op_block o;
+		memcpy(&o, r, sizeof(o));
+		r += sizeof(o);
+		block_compress(r, (size_t)o.payload_len, p->in->o->zstd_level, p->zctx, &p->zbuf);
+		r += o.payload_len;
+		sqlite3_stmt *st = w->ins_block;
+		sqlite3_bind_int64(st, 1, o.source_id);
+		sqlite3_bind_int(st, 2, o.block_no);
+		sqlite3_bind_int64(st, 3, o.info.first_line);
+		sqlite3_bind_int64(st, 4, o.info.n_lines);
+		db_bind_int_or_null(st, 5, o.info.min_t, o.info.has_time);
+		db_bind_int_or_null(st, 6, o.info.max_t, o.info.has_time);
+		sqlite3_bind_int64(st, 7, (int64_t)o.info.raw_bytes);
+		sqlite3_bind_blob(st, 8, p->zbuf.data, (int)p->zbuf.len, SQLITE_STATIC);
+		db_step_done(st);
+		return r;
+	}
+	case OP_FR: {
+		struct op_fr o;
+		memcpy(&o, r, sizeof(o));
+		r += sizeof(o);
+		const char *path = (const char *)r;
+		r += o.path_len;
+		writer_fr(p, &o, path, r);
+		return r + o.data_len;
+	}
+	}
+	die("ingest: bad operation %d in the writer queue", code);
+}
+
+static void *writer_main(void *arg)
+{
+	struct pipe *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		while (!p->head && !p->closed)
+			pthread_cond_wait(&p->cond, &p->mu);
+		struct chunk *ch = p->head;
+		if (ch) {
+			p->head = ch->next;
+			if (!p->head)
+				p->tail = NULL;
+		}
+		pthread_mutex_unlock(&p->mu);
+		if (!ch)
+			break; /* closed and drained */
+		const unsigned char *r = ch->data, *end = ch->data + ch->len;
+		while (r < end)
+			r = run_op(p, r);
+		pthread_mutex_lock(&p->mu);
+		p->in_flight--;
+		if (ch->cap == PIPE_CHUNK) {
+			ch->next = p->spare;
+			p->spare = ch;
+			ch = NULL;
+		}
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->mu);
+		free(ch);
+	}
+	return NULL;
+}
+
+static void pipe_start(struct ingest *in)
+{
+	struct pipe *p = xcalloc(1, sizeof(*p));
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	p->in = in;
+	p->zctx = block_zctx_new();
+	in->pipe = p;
+	if (pthread_create(&p->thread, NULL, writer_main, p) != 0)
+		die("cannot start the writer thread");
+}
+
+/* Hands over what is left, waits for the writer to finish it, frees the pipe. */
+static void pipe_finish(struct ingest *in)
+{
+	struct pipe *p = in->pipe;
+	if (!p)
+		return;
+	pipe_push(p, 0);
+	pthread_mutex_lock(&p->mu);
+	p->closed = true;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->mu);
+	pthread_join(p->thread, NULL);
+	in->sum->events += (uint64_t)p->w_events;
+	in->sum->lines += p->w_lines;
+	in->sum->skipped_lines += p->w_lines;
+	in->sum->input_errors += p->w_errors;
+	for (char *line = p->w_diag.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+		*nl = '\0';
+		char *tab = strchr(line, '\t');
+		if (tab) {
+			*tab = '\0';
+			diag_input(line, 0, "flight recorder: %s", tab + 1);
+		}
+	}
+	buf_free(&p->w_diag);
+	free(p->cur);
+	for (struct chunk *ch = p->spare, *next; ch; ch = next) {
+		next = ch->next;
+		free(ch);
+	}
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cond);
+	buf_free(&p->zbuf);
+	block_zctx_free(p->zctx);
+	free(p);
+	in->pipe = NULL;
 }
 
 static void emit_event_cb(void *ctx, const struct event_rec *e)
@@ -140,6 +655,27 @@ static bool is_json_int(const char *s, size_t n)
 	return true;
 }
 
+/* buf_json_str() with a fast path: printable ASCII without a quote or a
+ * backslash (nearly every captured value) is copied as it is, which is what
+ * buf_json_str() writes for it. */
+static void json_str(struct buf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x20 || c >= 0x7F || c == '"' || c == '\\') {
+			buf_json_str(b, s, n);
+			return;
+		}
+	}
+	buf_reserve(b, n + 2);
+	char *w = b->data + b->len;
+	*w++ = '"';
+	memcpy(w, s, n);
+	w[n] = '"';
+	b->len += n + 2;
+	b->data[b->len] = '\0';
+}
+
 static void fields_json(struct buf *b, const struct grammar_match *gm)
 {
 	buf_clear(b);
@@ -148,12 +684,12 @@ static void fields_json(struct buf *b, const struct grammar_match *gm)
 		const struct match_field *f = &gm->fields[i];
 		if (i)
 			buf_putc(b, ',');
-		buf_json_str(b, f->name, strlen(f->name));
+		json_str(b, f->name, strlen(f->name));
 		buf_putc(b, ':');
 		if (is_json_int(f->value, f->len))
 			buf_append(b, f->value, f->len);
 		else
-			buf_json_str(b, f->value, f->len);
+			json_str(b, f->value, f->len);
 	}
 	buf_putc(b, '}');
 }
@@ -164,19 +700,20 @@ static void flush_block(struct member_ctx *m)
 {
 	if (block_empty(&m->bb))
 		return;
-	struct ingest *in = m->in;
-	struct block_info info;
-	block_seal(&m->bb, in->o->zstd_level, &in->zbuf, &info);
-	sqlite3_stmt *st = in->w.ins_block;
-	sqlite3_bind_int64(st, 1, m->source_id);
-	sqlite3_bind_int(st, 2, m->block_no++);
-	sqlite3_bind_int64(st, 3, info.first_line);
-	sqlite3_bind_int64(st, 4, info.n_lines);
-	db_bind_int_or_null(st, 5, info.min_t, info.has_time);
-	db_bind_int_or_null(st, 6, info.max_t, info.has_time);
-	sqlite3_bind_int64(st, 7, (int64_t)info.raw_bytes);
-	sqlite3_bind_blob(st, 8, in->zbuf.data, (int)in->zbuf.len, SQLITE_STATIC);
-	db_step_done(st);
+	struct pipe *p = m->in->pipe;
+	/* the payload goes straight into the queue; the writer compresses it */
+	struct op_block o = {.source_id = m->source_id, .block_no = m->block_no++};
+	size_t est = 2 * 10 + m->bb.meta.len + m->bb.text.len;
+	size_t head = 1 + sizeof(o);
+	unsigned char *w = pipe_room(p, head + est + 1);
+	struct buf payload = {.data = (char *)w + head, .len = 0, .cap = p->cur->cap - p->cur->len - head};
+	block_take(&m->bb, &payload, &o.info);
+	if (payload.data != (char *)w + head)
+		die("ingest: block payload outgrew its reservation");
+	o.payload_len = payload.len;
+	*w++ = OP_BLOCK;
+	put(&w, &o, sizeof(o));
+	p->cur->len += head + payload.len;
 }
 
 /* ---- the per-line path ---- */
@@ -237,7 +774,8 @@ static void learn_boot_time(struct member_ctx *m, const struct line_parts *lp, c
 		else if (strcmp(gm->fields[i].name, "epoch_ms") == 0)
 			ms = strtoll(gm->fields[i].value, NULL, 10);
 	}
-	if (epoch > 0 && m->boot_us == INT64_MIN)
+	/* the captures are unbounded digit runs: out of range is no clock at all */
+	if (epoch > 0 && epoch < 100000000000LL && ms >= 0 && ms < 1000 && m->boot_us == INT64_MIN)
 		m->boot_us = (int64_t)epoch * 1000000 + ms * 1000 - (int64_t)(lp->boot_s * 1e6);
 }
 
@@ -253,6 +791,16 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 	bool matched = grammar_match(in->g, &lp, &gm);
 	if (matched)
 		learn_boot_time(m, &lp, &gm);
+	bool rule_disabled;
+	const struct rule *gave_up = grammar_take_limit_hit(in->g, &rule_disabled);
+	if (gave_up) {
+		in->sum->input_errors++;
+		diag_input(m->path, line_no, "rule %s (%s:%d): regex gave up at the PCRE2 match/depth limit; "
+			   "line kept%s", rule_name(gave_up), rule_file(gave_up), rule_line(gave_up),
+			   rule_disabled ? "; rule disabled for the rest of this ingest" : "");
+	}
+	if (truncated && !m->first_truncated)
+		m->first_truncated = line_no;
 
 	struct line_meta meta = {.rank = lp.rank, .local_rank = lp.local_rank, .pid = lp.pid,
 				 .truncated = truncated, .clock = CLOCK_NONE};
@@ -315,13 +863,14 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 static int64_t new_source(struct ingest *in, const struct member_info *mi, enum source_kind kind)
 {
 	int64_t id = ++in->next_source_id;
-	sqlite3_stmt *st = in->w.ins_source;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, mi->path, -1, SQLITE_STATIC);
-	db_bind_text(st, 3, mi->container, -1);
-	sqlite3_bind_text(st, 4, source_kind_name(kind), -1, SQLITE_STATIC);
-	db_bind_int_or_null(st, 5, mi->mtime, mi->mtime > 0);
-	db_step_done(st);
+	struct op_source o = {
+		.id = id,
+		.mtime = mi->mtime,
+		.kind = kind,
+		.path_len = (uint32_t)strlen(mi->path),
+		.container_len = opt_len(mi->container),
+	};
+	op_put_source(in->pipe, &o, mi->path, mi->container);
 	in->sum->sources++;
 	return id;
 }
@@ -342,25 +891,28 @@ struct source_update {
 
 static void update_source(struct ingest *in, int64_t id, const struct source_update *u)
 {
-	sqlite3_stmt *st = in->w.upd_source;
-	sqlite3_bind_text(st, 1, source_kind_name(u->kind), -1, SQLITE_STATIC);
-	db_bind_int_or_null(st, 2, u->rank, u->rank >= 0);
-	db_bind_int_or_null(st, 3, u->local_rank, u->local_rank >= 0);
-	db_bind_int_or_null(st, 4, u->pid, u->pid >= 0);
-	db_bind_text(st, 5, u->content_host && *u->content_host ? u->content_host : NULL, -1);
-	sqlite3_bind_int64(st, 6, (int64_t)u->bytes);
-	sqlite3_bind_int64(st, 7, u->lines);
-	sqlite3_bind_int64(st, 8, u->stored);
-	sqlite3_bind_int64(st, 9, u->skipped);
-	db_bind_text(st, 10, u->skip_reason, -1);
-	sqlite3_bind_int64(st, 11, u->truncated);
-	sqlite3_bind_int64(st, 12, u->events);
-	db_bind_int_or_null(st, 13, u->first_t, u->any_t);
-	db_bind_int_or_null(st, 14, u->last_t, u->any_t);
-	db_bind_int_or_null(st, 15, u->year, u->year > 0);
-	db_bind_text(st, 16, u->error, -1);
-	sqlite3_bind_int64(st, 17, id);
-	db_step_done(st);
+	const char *host = u->content_host && *u->content_host ? u->content_host : NULL;
+	struct op_update o = {
+		.id = id,
+		.kind = u->kind,
+		.rank = u->rank,
+		.local_rank = u->local_rank,
+		.pid = u->pid,
+		.bytes = u->bytes,
+		.lines = u->lines,
+		.stored = u->stored,
+		.skipped = u->skipped,
+		.truncated = u->truncated,
+		.events = u->events,
+		.any_t = u->any_t,
+		.first_t = u->first_t,
+		.last_t = u->last_t,
+		.year = u->year,
+		.host_len = opt_len(host),
+		.reason_len = opt_len(u->skip_reason),
+		.error_len = opt_len(u->error),
+	};
+	op_put_update(in->pipe, &o, host, u->skip_reason, u->error);
 	in->sum->lines += (uint64_t)u->lines;
 	in->sum->stored_lines += (uint64_t)u->stored;
 	in->sum->skipped_lines += (uint64_t)u->skipped;
@@ -437,17 +989,44 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 		.year = m->year_hint,
 		.error = error,
 	};
-	if (sp.truncated_lines)
+	if (sp.truncated_lines) {
 		u.skip_reason = "long lines truncated (--max-line)";
+		in->sum->input_errors++;
+		diag_input(mi->path, m->first_truncated, "%ld line(s) longer than %zu bytes cut to that length "
+			   "(first here), %llu bytes dropped (--max-line)", sp.truncated_lines, sp.max_line,
+			   (unsigned long long)sp.dropped_bytes);
+	}
 	update_source(in, m->source_id, &u);
 	splitter_free(&sp);
 	block_free(&m->bb);
 	return 0;
 }
 
+#define FR_HANDOFF_MAX (16u << 20) /* larger dumps are always read here */
+
 static int ingest_flight_recorder(struct ingest *in, const struct member_info *mi, struct member_stream *ms,
 				  struct member_ctx *m)
 {
+	if (mi->size >= 0 && (uint64_t)mi->size <= FR_HANDOFF_MAX && pipe_idle(in->pipe)) {
+		struct pipe *p = in->pipe;
+		struct op_fr o = {.source_id = m->source_id, .path_rank = m->mc.path_rank,
+				  .path_len = (uint32_t)strlen(mi->path)};
+		size_t head = 1 + sizeof(o) + o.path_len;
+		unsigned char *w = pipe_room(p, head + (size_t)mi->size + 1);
+		unsigned char *data = w + head;
+		size_t room = p->cur->cap - p->cur->len - head;
+		long r;
+		while (o.data_len < room && (r = member_read(ms, data + o.data_len, room - o.data_len)) > 0)
+			o.data_len += (uint64_t)r;
+		if (o.data_len < room) { /* the whole member (a read error ends it early, as fr_ingest would) */
+			*w++ = OP_FR;
+			put(&w, &o, sizeof(o));
+			put(&w, mi->path, o.path_len);
+			p->cur->len += head + (size_t)o.data_len;
+			return 0;
+		}
+		die("ingest: %s: larger than its header says", mi->path);
+	}
 	struct errbuf err = {{0}};
 	long lines = 0;
 	uint64_t bytes = 0;
@@ -531,6 +1110,7 @@ static int on_member(void *ctx, const struct member_info *mi, struct member_stre
 					  .bytes = bytes, .lines = lines, .skipped = lines,
 					  .skip_reason = "binary: not text", .error = err.msg[0] ? err.msg : NULL};
 		update_source(in, m.source_id, &u);
+		in->sum->input_errors++;
 		diag_input(mi->path, 0, "binary member, %ld line(s) not read", lines);
 		return 0;
 	}
@@ -568,7 +1148,7 @@ static void write_meta(struct ingest *in)
 int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 {
 	struct ingest in = {.o = o, .sum = sum, .limits = o->limits};
-	struct errbuf err;
+	struct errbuf err = {{0}};
 	memset(sum, 0, sizeof(*sum));
 	in.g = grammar_new();
 	if (grammar_load_default(in.g, o->grammar_dirs, o->n_grammar_dirs, &err) < 0) {
@@ -590,16 +1170,31 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 
+	const char *tm = getenv("NF_TIMINGS");
+	if (tm && *tm && strcmp(tm, "0") != 0) {
+		phase_t0 = clock_s(CLOCK_MONOTONIC);
+		phase_c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
+	}
 	progress_init(&in.prog, o->progress && !o->quiet);
 	struct walk_sink sink = {.member = on_member, .error = report_error, .ctx = &in};
 	in.sink = &sink;
+	pipe_start(&in);
 	int rc = walk_input(o->input, &in.limits, &sink, &in.stats, &err);
+	pipe_finish(&in);
 	progress_done(&in.prog);
+	phase_done("load");
 	sum->bytes = in.stats.bytes;
 	sum->limit_hit = in.stats.limit_hit;
 	int exit_code = NF_EXIT_OK;
 	if (rc < 0 && in.stats.members == 0) {
-		fprintf(stderr, NF_PROG ": %s\n", err.msg[0] ? err.msg : "nothing could be read");
+		if (err.msg[0])
+			fprintf(stderr, NF_PROG ": %s\n", err.msg);
+		else
+			fprintf(stderr, NF_PROG ": %s: nothing could be read\n", o->input);
+		exit_code = NF_EXIT_NOTHING;
+	} else if (in.stats.members == 0 && !interrupted) {
+		fprintf(stderr, NF_PROG ": %s: no members (an empty archive or directory): nothing to ingest\n",
+			o->input);
 		exit_code = NF_EXIT_NOTHING;
 	}
 	if (in.stats.limit_hit) {
@@ -612,11 +1207,27 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		exit_code = 130;
 	} else if (exit_code == NF_EXIT_OK) {
 		write_meta(&in);
-		db_exec(in.w.db, case_schema_index_sql);
+		/* the attribution rewrites events' host and rank: index after it */
+		db_exec(in.w.db, "CREATE INDEX events_kind_load ON events(kind)");
+		phase_done("indexes");
 		attribution_run(in.w.db);
-		if (o->analyze)
+		db_exec(in.w.db, "DROP INDEX events_kind_load");
+		db_exec(in.w.db, case_schema_index_sql);
+		phase_done("attribution");
+		if (o->analyze) {
 			analysis_run(in.w.db);
-		if (case_writer_commit(&in.w, &err) < 0) {
+			phase_done("analysis");
+		}
+		if (interrupted) {
+			/* a signal during attribution or analysis: still no case */
+			fprintf(stderr, NF_PROG ": interrupted; no case written\n");
+			case_writer_abort(&in.w);
+			exit_code = 130;
+			goto done;
+		}
+		int crc = case_writer_commit(&in.w, &err);
+		phase_done("commit");
+		if (crc < 0) {
 			fprintf(stderr, NF_PROG ": %s\n", err.msg);
 			exit_code = NF_EXIT_NOTHING;
 		} else if (sum->input_errors) {
@@ -625,9 +1236,9 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	} else {
 		case_writer_abort(&in.w);
 	}
+done:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	buf_free(&in.zbuf);
 	buf_free(&in.json);
 	grammar_free(in.g);
 	return exit_code;

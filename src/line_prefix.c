@@ -1,6 +1,7 @@
 /* line_prefix.c: wrappers, headers and clocks of log lines; see line_prefix.h.
  * Hand-written scanners (no regex): this runs on every input line. */
 #include "line_prefix.h"
+#include "util.h"
 
 #include <string.h>
 #include <stddef.h>
@@ -118,24 +119,43 @@ static const char *skip_spaces(const char *s, const char *end)
 	return s;
 }
 
-/* Level letter + MMDD + space + HH:MM:SS(.frac); returns chars used or 0. */
+/* Level letter + date + space + HH:MM:SS(.frac); returns chars used or 0.
+ * The date is MMDD (glog, torchrun), MDD (c10 prints the month unpadded:
+ * "E219" is February 19) or YYYYMMDD (glog with the year). */
 static int glog_stamp(const char *s, const char *end, struct line_parts *p)
 {
-	if (end - s < 15 || !strchr("IWEF", s[0]) || s[0] == '\0')
+	if (end - s < 14 || !strchr("IWEF", s[0]) || s[0] == '\0')
 		return 0;
-	int mo = digits_n(s + 1, end, 2), d = digits_n(s + 3, end, 2);
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || s[5] != ' ')
+	int nd = 0;
+	while (s + 1 + nd < end && nd < 9 && is_digit(s[1 + nd]))
+		nd++;
+	if (s + 1 + nd >= end || s[1 + nd] != ' ')
 		return 0;
-	if (!hms(s + 6, end, p))
+	int year = -1, mo, d;
+	if (nd == 8) {
+		year = digits_n(s + 1, end, 4);
+		mo = digits_n(s + 5, end, 2);
+		d = digits_n(s + 7, end, 2);
+	} else if (nd == 4 || nd == 3) {
+		mo = digits_n(s + 1, end, nd - 2);
+		d = digits_n(s + 1 + nd - 2, end, 2);
+	} else {
 		return 0;
-	const char *q = s + 14;
+	}
+	if (mo < 1 || mo > 12 || d < 1 || d > 31)
+		return 0;
+	const char *t = s + 1 + nd + 1;
+	if (!hms(t, end, p))
+		return 0;
+	const char *q = t + 8;
 	p->usec = 0;
 	if (q < end && q[0] == '.')
 		q += 1 + fraction_us(q + 1, end, &p->usec);
 	p->level = s[0];
 	p->mon = mo;
 	p->day = d;
-	p->clock = CLOCK_NOYEAR;
+	p->year = year;
+	p->clock = year > 0 ? CLOCK_FULL : CLOCK_NOYEAR;
 	return (int)(q - s);
 }
 
@@ -174,6 +194,20 @@ fail:
 	return false;
 }
 
+/* "file.cpp:123" and the like */
+static bool is_cxx_source(const char *src, size_t n)
+{
+	const char *colon = memchr(src, ':', n);
+	size_t len = colon ? (size_t)(colon - src) : n;
+	static const char *const exts[] = {".cpp", ".cc", ".cxx", ".hpp", ".h", ".cu"};
+	for (size_t i = 0; i < ARRAY_LEN(exts); i++) {
+		size_t el = strlen(exts[i]);
+		if (len > el && memcmp(src + len - el, exts[i], el) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* I1129 23:47:28.713000 604 torch/distributed/launcher/api.py:224] msg */
 static bool parse_glog(const char *s, const char *end, struct line_parts *p)
 {
@@ -185,7 +219,7 @@ static bool parse_glog(const char *s, const char *end, struct line_parts *p)
 		goto fail;
 	q = skip_spaces(q, end);
 	long pid;
-	int nd = digits_upto(q, end, 10, &pid);
+	int nd = digits_upto(q, end, 18, &pid); /* a pid, or glog's long thread id */
 	if (!nd || q + nd >= end || q[nd] != ' ')
 		goto fail;
 	q += nd + 1;
@@ -200,7 +234,8 @@ static bool parse_glog(const char *s, const char *end, struct line_parts *p)
 	q++;
 	if (q < end && *q == ' ')
 		q++;
-	p->family = FAM_GLOG;
+	/* PyTorch's C++ side logs through glog in some builds: same messages as c10 */
+	p->family = is_cxx_source(src, p->src_len) ? FAM_C10 : FAM_GLOG;
 	set_msg(p, q, end);
 	return true;
 fail:

@@ -56,7 +56,9 @@ static void finish_line(struct line_splitter *s, const char *p, size_t n, line_f
 void splitter_feed(struct line_splitter *s, const char *data, size_t n, line_fn fn, void *ctx)
 {
 	const char *p = data, *end = data + n;
-	if (p < end && s->after_cr && *p == '\n')
+	if (n == 0)
+		return; /* keeps after_cr: the "\n" of a "\r\n" may come next */
+	if (s->after_cr && *p == '\n')
 		p++; /* second half of a "\r\n" split across chunks */
 	s->after_cr = false;
 	while (p < end) {

@@ -66,6 +66,19 @@ void block_free(struct block_builder *b)
 	buf_free(&b->text);
 }
 
+/* Appends a varint at p (room for 10 bytes); returns the end. */
+static unsigned char *varint_at(unsigned char *p, uint64_t v)
+{
+	do {
+		unsigned char c = v & 0x7f;
+		v >>= 7;
+		if (v)
+			c |= 0x80;
+		*p++ = c;
+	} while (v);
+	return p;
+}
+
 void block_add(struct block_builder *b, long line_no, const char *line, size_t len, const struct line_meta *m)
 {
 	if (b->n_lines == 0) {
@@ -84,9 +97,12 @@ void block_add(struct block_builder *b, long line_no, const char *line, size_t l
 		flags |= LF_LOCAL;
 	if (m->pid >= 0)
 		flags |= LF_PID;
-	buf_putc(&b->meta, (char)flags);
+	/* one reservation per line: flags and at most four varints */
+	buf_reserve(&b->meta, 1 + 4 * 10);
+	unsigned char *p = (unsigned char *)b->meta.data + b->meta.len;
+	*p++ = (unsigned char)flags;
 	if (m->has_time) {
-		put_varint(&b->meta, zigzag(m->t_us - b->prev_t));
+		p = varint_at(p, zigzag(m->t_us - b->prev_t));
 		b->prev_t = m->t_us;
 		if (!b->any_time || m->t_us < b->min_t)
 			b->min_t = m->t_us;
@@ -95,43 +111,73 @@ void block_add(struct block_builder *b, long line_no, const char *line, size_t l
 		b->any_time = true;
 	}
 	if (m->rank >= 0)
-		put_varint(&b->meta, (uint64_t)m->rank);
+		p = varint_at(p, (uint64_t)m->rank);
 	if (m->local_rank >= 0)
-		put_varint(&b->meta, (uint64_t)m->local_rank);
+		p = varint_at(p, (uint64_t)m->local_rank);
 	if (m->pid >= 0)
-		put_varint(&b->meta, (uint64_t)m->pid);
-	buf_append(&b->text, line, len);
-	buf_putc(&b->text, '\n');
+		p = varint_at(p, (uint64_t)m->pid);
+	b->meta.len = (size_t)(p - (unsigned char *)b->meta.data);
+	b->meta.data[b->meta.len] = '\0';
+	buf_reserve(&b->text, len + 1);
+	memcpy(b->text.data + b->text.len, line, len);
+	b->text.len += len;
+	b->text.data[b->text.len++] = '\n';
+	b->text.data[b->text.len] = '\0';
 	b->n_lines++;
 }
 
-void block_seal(struct block_builder *b, int zstd_level, struct buf *out, struct block_info *info)
+void block_take(struct block_builder *b, struct buf *out, struct block_info *info)
 {
-	struct buf payload = {0};
-	put_varint(&payload, b->n_lines);
-	put_varint(&payload, b->meta.len);
+	size_t start = out->len;
+	put_varint(out, b->n_lines);
+	put_varint(out, b->meta.len);
 	if (b->meta.len)
-		buf_append(&payload, b->meta.data, b->meta.len);
+		buf_append(out, b->meta.data, b->meta.len);
 	if (b->text.len)
-		buf_append(&payload, b->text.data, b->text.len);
-	size_t bound = ZSTD_compressBound(payload.len);
-	buf_clear(out);
-	buf_reserve(out, bound);
-	size_t z = ZSTD_compress(out->data, bound, payload.data, payload.len, zstd_level);
-	if (ZSTD_isError(z))
-		die("zstd: %s", ZSTD_getErrorName(z));
-	out->len = z;
+		buf_append(out, b->text.data, b->text.len);
 	info->first_line = b->first_line;
 	info->n_lines = b->n_lines;
 	info->has_time = b->any_time;
 	info->min_t = b->min_t;
 	info->max_t = b->max_t;
-	info->raw_bytes = payload.len;
-	buf_free(&payload);
+	info->raw_bytes = out->len - start;
 	buf_clear(&b->meta);
 	buf_clear(&b->text);
 	b->n_lines = 0;
 	b->any_time = false;
+}
+
+void *block_zctx_new(void)
+{
+	ZSTD_CCtx *z = ZSTD_createCCtx();
+	if (!z)
+		die("zstd: out of memory");
+	return z;
+}
+
+void block_zctx_free(void *zctx)
+{
+	ZSTD_freeCCtx(zctx);
+}
+
+void block_compress(const void *payload, size_t n, int zstd_level, void *zctx, struct buf *out)
+{
+	size_t bound = ZSTD_compressBound(n);
+	buf_clear(out);
+	buf_reserve(out, bound);
+	size_t z = zctx ? ZSTD_compressCCtx(zctx, out->data, bound, payload, n, zstd_level)
+			: ZSTD_compress(out->data, bound, payload, n, zstd_level);
+	if (ZSTD_isError(z))
+		die("zstd: %s", ZSTD_getErrorName(z));
+	out->len = z;
+}
+
+void block_seal(struct block_builder *b, int zstd_level, struct buf *out, struct block_info *info)
+{
+	struct buf payload = {0};
+	block_take(b, &payload, info);
+	block_compress(payload.data, payload.len, zstd_level, NULL, out);
+	buf_free(&payload);
 }
 
 int block_decode(const void *data, size_t n, struct decoded_block *out, struct errbuf *err)

@@ -59,6 +59,14 @@ static inline bool block_empty(const struct block_builder *b)
 /* Compresses the block into out (replacing its content), fills info, and
  * empties the builder for the next block. */
 void block_seal(struct block_builder *b, int zstd_level, struct buf *out, struct block_info *info);
+/* block_seal in two steps, so that another thread can compress: appends the
+ * uncompressed payload to out, fills info and empties the builder; then
+ * block_compress() turns a payload into the bytes block_seal stores (the
+ * same bytes). zctx (from block_zctx_new, reused across calls) may be NULL. */
+void block_take(struct block_builder *b, struct buf *out, struct block_info *info);
+void *block_zctx_new(void);
+void block_zctx_free(void *zctx);
+void block_compress(const void *payload, size_t n, int zstd_level, void *zctx, struct buf *out);
 
 /* Decoded block: lines[i] points into text (not NUL-terminated). */
 struct decoded_line {

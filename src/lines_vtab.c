@@ -208,7 +208,8 @@ static void load_map(sqlite3 *db, const char *sql, struct rank_key **out, size_t
 		(*n)++;
 	}
 	sqlite3_finalize(st);
-	qsort(*out, *n, sizeof(**out), cmp_key);
+	if (*n > 1) /* *out is NULL when there is no row */
+		xqsort(*out, *n, sizeof(**out), cmp_key);
 }
 
 static void load_maps(struct lines_cursor *c, sqlite3 *db)
@@ -224,6 +225,8 @@ static void load_maps(struct lines_cursor *c, sqlite3 *db)
 
 static int lookup(const struct rank_key *m, size_t n, const char *host, long key)
 {
+	if (n == 0)
+		return -1; /* m may be NULL */
 	struct rank_key k = {.host = (char *)(host ? host : ""), .key = key};
 	const struct rank_key *hit = bsearch(&k, m, n, sizeof(*m), cmp_key);
 	return hit ? hit->rank : -1;

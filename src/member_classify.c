@@ -122,6 +122,14 @@ void member_classify(const char *path, const unsigned char *h, size_t n, struct 
 		mc->kind = SK_FLIGHT_RECORDER;
 		return;
 	}
+	/* a protocol 0/1 pickle looks like text: known by its name and a first
+	 * byte that starts a pickle (GLOBAL, MARK, EMPTY_LIST/DICT/TUPLE, PROTO),
+	 * so that the pickle reader, not the text path, refuses or reads it */
+	if ((str_ends(base, ".pkl") || str_ends(base, ".pickle") ||
+	     (strstr(base, "trace_rank_") && !strchr(base, '.'))) && memchr("c(]})\x80", h[0], 6)) {
+		mc->kind = SK_FLIGHT_RECORDER;
+		return;
+	}
 	if (!looks_like_text(h, n)) {
 		mc->kind = SK_BINARY;
 		return;

@@ -79,6 +79,12 @@ void xgrow(void *items_ptr, size_t *cap, size_t need, size_t item_size)
 	*cap = n;
 }
 
+void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (base && n > 1)
+		qsort(base, n, size, cmp);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;

@@ -44,6 +44,9 @@ char *xasprintf(const char *fmt, ...) NF_PRINTF(1, 2);
 /* Grows *items (of item_size bytes each) so that it holds at least need items. */
 void xgrow(void *items_ptr, size_t *cap, size_t need, size_t item_size);
 
+/* qsort that accepts an empty (possibly NULL) array. */
+void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 _Noreturn void die(const char *fmt, ...) NF_PRINTF(1, 2);
 
 /* A one-line error message from a function that failed on its input. */

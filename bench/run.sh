@@ -1,0 +1,238 @@
+#!/bin/sh
+# bench/run.sh: the scale benchmark (`make bench`). Synthesizes jobs of 64,
+# 1,024 and 4,096 ranks from the corpus job big and a faulty one from stall,
+# then measures on this machine, in this run:
+#   floor    bsdtar -xOf JOB > /dev/null (libarchive alone)
+#   ingest   ncclforensic ingest (wall, CPU, peak RSS), default options
+#   load     ncclforensic ingest --no-analyze (the load alone; 1,024 ranks)
+#   analyze  ncclforensic analyze CASE
+#   report   ncclforensic report CASE --format json
+#   tui      ncclforensic tui CASE opened in a pseudo-terminal, then 'q'
+# prints a table and rewrites the generated parts of BENCHMARKS.md (the rest
+# of the file, the analysis written by hand, is kept).
+#
+# Environment:
+#   NF_BIN=path        binary (default ./ncclforensic)
+#   BENCH_DIR=dir      work directory (default build/bench)
+#   BENCH_SIZES="..."  ranks synthesized from big (default "64 1024 4096")
+#   BENCH_FAULTY=N     ranks synthesized from stall (default 1024; 0: none)
+#   BENCH_REUSE=1      keep synthesized inputs from an earlier run
+#   BENCH_PROFILE=0    no perf profile of the 1,024-rank ingest
+#   BENCH_MD=file      where the report goes (default BENCHMARKS.md; "-": none)
+set -u
+cd "$(dirname "$0")/.." || exit 2
+BIN=${NF_BIN:-./ncclforensic}
+DIR=${BENCH_DIR:-build/bench}
+SIZES=${BENCH_SIZES:-"64 1024 4096"}
+FAULTY=${BENCH_FAULTY:-1024}
+MD=${BENCH_MD:-BENCHMARKS.md}
+TIME=/usr/bin/time
+CORPUS=testdata/corpus
+
+die() { echo "bench: $*" >&2; exit 2; }
+[ -x "$BIN" ] || die "no binary $BIN (run make)"
+[ -x "$TIME" ] || die "needs GNU time as $TIME (Debian package time)"
+command -v bsdtar > /dev/null || die "needs bsdtar for the floor (Debian package libarchive-tools)"
+mkdir -p "$DIR"
+T0=$(date +%s)
+LOAD0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+
+# timed CMD...: runs CMD with GNU time; sets W (wall s), C (user+sys s), R
+# (peak RSS MiB), RC (exit status). Output of CMD goes to $DIR/last.out.
+timed() {
+	"$TIME" -f '%e %U %S %M' -o "$DIR/time.txt" "$@" > "$DIR/last.out" 2>&1
+	RC=$?
+	set -- $(tail -n 1 "$DIR/time.txt")
+	W=$1
+	C=$(echo "$2 $3" | awk '{printf "%.2f", $1 + $2}')
+	R=$(echo "$4" | awk '{printf "%.0f", $1 / 1024}')
+}
+
+# tui CASE: opens the TUI in a pseudo-terminal and quits; W or "n/a"
+tui_time() {
+	if ! command -v script > /dev/null; then TW=n/a; return; fi
+	start=$(date +%s.%N)
+	(sleep 0.5; printf q; sleep 30) | TERM=xterm COLUMNS=120 LINES=40 timeout 60 \
+		script -qec "$BIN tui $1" /dev/null > "$DIR/tui.out" 2>&1
+	rc=$?
+	end=$(date +%s.%N)
+	if [ $rc -ne 0 ] || grep -q "not available" "$DIR/tui.out"; then TW=n/a; return; fi
+	# the 0.5 s before the key is the terminal settling, not the TUI
+	TW=$(echo "$start $end" | awk '{printf "%.2f", $2 - $1 - 0.5}')
+}
+
+sql1() { "$BIN" sql "$1" "$2" --tsv 2>/dev/null | head -n 1; }
+mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+
+ROWS="$DIR/rows.tsv"
+: > "$ROWS"
+
+# input list: name source ranks
+inputs=""
+for n in $SIZES; do inputs="$inputs big-$n:big:$n"; done
+[ "$FAULTY" -gt 0 ] 2>/dev/null && inputs="$inputs stall-$FAULTY:stall:$FAULTY"
+
+for spec in $inputs; do
+	name=${spec%%:*}; rest=${spec#*:}; src=${rest%%:*}; ranks=${rest#*:}
+	job="$DIR/$name.tar.gz"
+	db="$DIR/$name.db"
+	if [ "${BENCH_REUSE:-}" != 1 ] || [ ! -f "$job" ]; then
+		echo "bench: synthesizing $name" >&2
+		timed "$BIN" synth --from "$CORPUS/$src.tar.gz" --ranks "$ranks" -o "$job"
+		[ $RC -eq 0 ] || die "synth $name failed: $(tail -n 3 "$DIR/last.out")"
+		SW=$W
+	else
+		SW=reused
+	fi
+	gz=$(wc -c < "$job")
+	echo "bench: $name: floor" >&2
+	timed sh -c "bsdtar -xOf '$job' > /dev/null"
+	FW=$W
+	timed sh -c "bsdtar -xOf '$job' | wc -c"
+	raw=$(tail -n 1 "$DIR/last.out" | tr -d ' ')
+	echo "bench: $name: ingest" >&2
+	rm -f "$db"
+	timed "$BIN" ingest "$job" -o "$db" -q
+	[ $RC -le 1 ] || die "ingest $name failed ($RC): $(tail -n 3 "$DIR/last.out")"
+	IW=$W IC=$C IR=$R
+	dbsize=$(wc -c < "$db")
+	lines=$(sql1 "$db" "SELECT value FROM meta WHERE key='lines'")
+	members=$(sql1 "$db" "SELECT value FROM meta WHERE key='members'")
+	verdict=$(sql1 "$db" "SELECT cause || ' ' || coalesce(json_array_length(culprit_ranks), 0) FROM verdict")
+	LW=- LC=- LR=-
+	if [ "$ranks" = 1024 ] && [ "$src" = big ]; then
+		echo "bench: $name: load only" >&2
+		timed "$BIN" ingest "$job" -o "$DIR/load.db" -q --no-analyze
+		LW=$W LC=$C LR=$R
+		rm -f "$DIR/load.db"
+	fi
+	echo "bench: $name: analyze, report, tui" >&2
+	timed "$BIN" analyze "$db"
+	AW=$W; [ $RC -le 1 ] || AW=n/a
+	timed "$BIN" report "$db" --format json -o "$DIR/$name.json"
+	PW=$W; [ $RC -le 1 ] || PW=n/a
+	tui_time "$db"
+	ratio=$(echo "$IW $FW" | awk '{ if ($2 > 0) printf "%.1f", $1 / $2; else print "-" }')
+	dbr=$(echo "$dbsize $gz" | awk '{ printf "%.2f", $1 / $2 }')
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+		"$name" "$ranks" "$members" "$lines" "$(mb "$raw")" "$(mb "$gz")" "$FW" "$IW" "$IC" "$ratio" "$IR" \
+		"$(mb "$dbsize")" "$dbr" "$LW" "$LC" "$AW" "$PW" "$TW" "$SW" "$verdict" >> "$ROWS"
+done
+
+# ---- profile of the 1,024-rank ingest ----
+PROF="$DIR/profile.txt"
+: > "$PROF"
+if [ "${BENCH_PROFILE:-1}" != 0 ] && command -v perf > /dev/null && [ -f "$DIR/big-1024.tar.gz" ]; then
+	echo "bench: big-1024: perf record" >&2
+	rm -f "$DIR/prof.db"
+	if perf record -F 499 -g -o "$DIR/perf.data" "$BIN" ingest "$DIR/big-1024.tar.gz" -o "$DIR/prof.db" -q \
+		> /dev/null 2>"$DIR/perf.err"; then
+		perf report -i "$DIR/perf.data" --no-children --percent-limit 1 --stdio -g none \
+			--sort symbol 2>/dev/null | grep -E '^ +[0-9]' | head -n 25 > "$PROF"
+		perf report -i "$DIR/perf.data" --no-children --stdio -g none --sort dso 2>/dev/null |
+			grep -E '^ +[0-9]' | head -n 8 > "$DIR/profile_dso.txt"
+	fi
+	rm -f "$DIR/prof.db"
+fi
+
+T1=$(date +%s)
+LOAD1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
+
+# ---- the table ----
+TABLE="$DIR/table.md"
+{
+	echo "| input | ranks | members | lines | text MB | gz MB | floor s | ingest s | ingest CPU s | ingest / floor | peak RSS MB | case MB | case / gz | load-only s (CPU) | analyze s | report json s | tui s | synth s | verdict (cause, culprits) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	awk -F '\t' '{ load = ($14 == "-") ? "-" : $14 " (" $15 ")";
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, load, $16, $17, $18, $19, $20 }' "$ROWS"
+} > "$TABLE"
+
+# ---- targets ----
+TARGETS="$DIR/targets.md"
+awk -F '\t' '
+	function verdict(ok) { return ok ? "met" : "NOT met" }
+	$1 == "big-1024" { printf "- ingest of 1,024 ranks within 6x the floor: %s / %s s = %sx: %s\n", $8, $7, $10, verdict($10 + 0 <= 6) }
+	{ if ($11 + 0 > rss) { rss = $11 + 0; rssn = $1 } if ($13 + 0 > dbr) { dbr = $13 + 0; dbn = $1 } }
+	$1 == "big-1024" { v1 = $16; p1 = $17 }
+	$1 == "big-4096" { v4 = $16; p4 = $17 }
+	END {
+		printf "- peak RSS under 150 MB at every size: largest %s MB (%s): %s\n", rss, rssn, verdict(rss < 150)
+		printf "- case no larger than 1.5x the compressed input: largest %sx (%s): %s\n", dbr, dbn, verdict(dbr <= 1.5)
+		if (v1 != "") printf "- verdict (analyze + json report) on 1,024 ranks under 1 s: %s + %s s: %s\n", v1, p1, verdict(v1 + p1 < 1)
+		if (v4 != "") printf "- verdict (analyze + json report) on 4,096 ranks under 4 s: %s + %s s: %s\n", v4, p4, verdict(v4 + p4 < 4)
+	}' "$ROWS" > "$TARGETS"
+echo "- whole run (synthesis included): $((T1 - T0)) s (target: under 10 minutes)" >> "$TARGETS"
+
+cat "$TABLE"
+echo
+cat "$TARGETS"
+
+[ "$MD" = - ] && exit 0
+
+# ---- BENCHMARKS.md: replace the generated blocks, keep the rest ----
+cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
+mem=$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null)
+GEN="$DIR/generated.md"
+{
+	echo "<!-- bench:begin (written by bench/run.sh; edits here are lost) -->"
+	echo "Run of $(date -u '+%Y-%m-%d %H:%M UTC') by \`make bench\`."
+	echo
+	echo "Machine: $(uname -srm), $cpu, $(nproc) cores, $mem; load average $LOAD0 at the start, $LOAD1 at the end."
+	echo "Tools: $("$BIN" --version), SQLite $(sql1 "$DIR/big-64.db" "SELECT sqlite_version()" 2>/dev/null),"
+	echo "$(bsdtar --version)."
+	echo
+	echo "Inputs: synthesized by \`ncclforensic synth\` from the corpus jobs big (8 ranks, NCCL_DEBUG_SUBSYS=ALL,"
+	echo "150 steps) and stall (6 ranks, rank 2 stalls); *members* and *lines* as the ingest counts them, *text MB*"
+	echo "the uncompressed size of all members. Times are wall-clock seconds; *CPU* is user + system."
+	echo
+	cat "$TABLE"
+	echo
+	cat "$TARGETS"
+	echo "<!-- bench:end -->"
+} > "$GEN"
+PGEN="$DIR/profile.md"
+{
+	echo "<!-- profile:begin (written by bench/run.sh) -->"
+	if [ -s "$PROF" ]; then
+		echo "\`perf record -F 499 -g\` of \`ncclforensic ingest big-1024.tar.gz\` (self time by symbol, over 1%):"
+		echo
+		echo '```'
+		cat "$PROF"
+		echo '```'
+		if [ -s "$DIR/profile_dso.txt" ]; then
+			echo "By library:"
+			echo
+			echo '```'
+			cat "$DIR/profile_dso.txt"
+			echo '```'
+		fi
+	else
+		echo "(no profile in this run: perf missing, BENCH_PROFILE=0 or no 1,024-rank input)"
+	fi
+	echo "<!-- profile:end -->"
+} > "$PGEN"
+if [ ! -f "$MD" ]; then
+	{
+		echo "# Benchmarks"
+		echo
+		echo "\`make bench\` (bench/run.sh) writes the blocks below; the notes around them are written by hand."
+		echo
+		echo "## Results"
+		echo
+		echo "<!-- bench:begin -->"
+		echo "<!-- bench:end -->"
+		echo
+		echo "## Profile"
+		echo
+		echo "<!-- profile:begin -->"
+		echo "<!-- profile:end -->"
+	} > "$MD"
+fi
+awk -v gen="$GEN" -v pgen="$PGEN" '
+	/<!-- bench:begin/ { while ((getline l < gen) > 0) print l; skip = 1; next }
+	/<!-- bench:end/ { skip = 0; next }
+	/<!-- profile:begin/ { while ((getline l < pgen) > 0) print l; skip = 1; next }
+	/<!-- profile:end/ { skip = 0; next }
+	!skip { print }' "$MD" > "$MD.tmp" && mv "$MD.tmp" "$MD"
+echo "bench: wrote $MD" >&2

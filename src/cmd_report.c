@@ -1,0 +1,145 @@
+/* cmd_report.c: `ncclforensic report CASE.db [--format md|text|json|html]
+ * [-o FILE] [--redact] [--width N]`: a report for an incident ticket, built
+ * from the case only (same case, same bytes: no current time in it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "case_db.h"
+#include "commands.h"
+#include "report_model.h"
+#include "util.h"
+
+enum fmt { FMT_MD, FMT_TEXT, FMT_JSON, FMT_HTML };
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: " NF_PROG " report CASE.db [--format md|text|json|html] [-o FILE] [--redact] [--width N]\n"
+		     "  -f, --format FMT   md (Markdown, the default; also 'markdown'), text (plain, wrapped),\n"
+		     "                     json (docs/report-json.md), html (one self-contained file with a timeline)\n"
+		     "  -o, --output FILE  write there instead of standard output\n"
+		     "  --redact           replace host names, IP addresses, user paths and pids by stable aliases\n"
+		     "  --width N          line width of --format text (default: the terminal's, else 80)\n");
+}
+
+static bool parse_format(const char *s, enum fmt *f)
+{
+	static const struct {
+		const char *name;
+		enum fmt f;
+	} names[] = {{"md", FMT_MD}, {"markdown", FMT_MD}, {"text", FMT_TEXT}, {"txt", FMT_TEXT},
+		     {"json", FMT_JSON}, {"html", FMT_HTML}};
+	for (size_t i = 0; i < ARRAY_LEN(names); i++)
+		if (strcmp(s, names[i].name) == 0) {
+			*f = names[i].f;
+			return true;
+		}
+	return false;
+}
+
+static int term_width(bool to_file)
+{
+	struct winsize ws;
+	if (!to_file && isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20)
+		return ws.ws_col;
+	return 80;
+}
+
+static int write_out(const char *path, const struct buf *b)
+{
+	FILE *f = path ? fopen(path, "wb") : stdout;
+	if (!f) {
+		perror(path);
+		return NF_EXIT_USAGE;
+	}
+	size_t n = b->len ? fwrite(b->data, 1, b->len, f) : 0;
+	int bad = n != b->len || fflush(f) != 0;
+	if (path)
+		bad |= fclose(f) != 0;
+	if (bad) {
+		fprintf(stderr, NF_PROG ": cannot write %s\n", path ? path : "the report");
+		return NF_EXIT_INTERNAL;
+	}
+	return NF_EXIT_OK;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *path = NULL, *output = NULL;
+	enum fmt fmt = FMT_MD;
+	struct report_opts o = {0};
+	int width = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			usage(stdout);
+			return NF_EXIT_OK;
+		} else if ((strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0) && val) {
+			if (!parse_format(val, &fmt)) {
+				fprintf(stderr, NF_PROG " report: unknown format '%s'\n", val);
+				return NF_EXIT_USAGE;
+			}
+			i++;
+		} else if (str_starts(a, "--format=")) {
+			if (!parse_format(a + 9, &fmt)) {
+				fprintf(stderr, NF_PROG " report: unknown format '%s'\n", a + 9);
+				return NF_EXIT_USAGE;
+			}
+		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
+			output = val;
+			i++;
+		} else if (strcmp(a, "--redact") == 0) {
+			o.redact = true;
+		} else if (strcmp(a, "--width") == 0 && val) {
+			char *end;
+			long w = strtol(val, &end, 10);
+			if (*end || w < 20 || w > 1000) {
+				fprintf(stderr, NF_PROG " report: --width wants a number from 20 to 1000\n");
+				return NF_EXIT_USAGE;
+			}
+			width = (int)w;
+			i++;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, NF_PROG " report: unknown option '%s'\n", a);
+			usage(stderr);
+			return NF_EXIT_USAGE;
+		} else if (!path) {
+			path = a;
+		} else {
+			usage(stderr);
+			return NF_EXIT_USAGE;
+		}
+	}
+	if (!path) {
+		usage(stderr);
+		return NF_EXIT_USAGE;
+	}
+	struct errbuf err;
+	sqlite3 *db = case_open(path, true, &err);
+	if (!db) {
+		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+		return NF_EXIT_NOTHING;
+	}
+	o.timeline = fmt == FMT_HTML;
+	struct report_model m;
+	if (report_model_load(db, &o, &m, &err) != 0) {
+		fprintf(stderr, NF_PROG ": %s: %s\n", path, err.msg);
+		case_close(db);
+		return NF_EXIT_NOTHING;
+	}
+	case_close(db);
+	struct buf out = {0};
+	switch (fmt) {
+	case FMT_MD: report_md(&m, &out); break;
+	case FMT_TEXT: report_text(&m, width ? width : term_width(output != NULL), &out); break;
+	case FMT_JSON: report_json(&m, &out); break;
+	case FMT_HTML: report_html(&m, &out); break;
+	}
+	report_model_free(&m);
+	int rc = write_out(output, &out);
+	buf_free(&out);
+	return rc;
+}

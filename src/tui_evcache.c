@@ -1,0 +1,180 @@
+/* tui_evcache.c: see tui_evcache.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "tui_evcache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_db.h"
+
+/* Past this many cached events, everything is dropped and reloaded as
+ * rows become visible again (about 16 bytes each). */
+#define CACHE_MAX_EVENTS (8u << 20)
+
+struct tui_evcache {
+	struct tui_evlist *ranks;
+	bool *rank_loaded;
+	size_t n_ranks;
+	struct tui_evlist *hosts;
+	size_t n_hosts;
+	bool hosts_loaded;
+	size_t total;
+	sqlite3_stmt *rank_st;
+};
+
+struct tui_evcache *tui_evcache_new(const struct tui *t)
+{
+	struct tui_evcache *c = xcalloc(1, sizeof(*c));
+	c->n_ranks = t->n_ranks;
+	c->ranks = xcalloc(t->n_ranks + 1, sizeof(*c->ranks));
+	c->rank_loaded = xcalloc(t->n_ranks + 1, sizeof(bool));
+	c->n_hosts = t->n_hosts;
+	c->hosts = xcalloc(t->n_hosts + 1, sizeof(*c->hosts));
+	return c;
+}
+
+static void drop_all(struct tui_evcache *c)
+{
+	for (size_t i = 0; i < c->n_ranks; i++) {
+		free(c->ranks[i].ev);
+		c->ranks[i].ev = NULL;
+		c->ranks[i].n = 0;
+		c->rank_loaded[i] = false;
+	}
+	c->total = 0;
+	for (size_t i = 0; i < c->n_hosts; i++)
+		c->total += c->hosts[i].n;
+}
+
+void tui_evcache_free(struct tui_evcache *c)
+{
+	if (!c)
+		return;
+	drop_all(c);
+	for (size_t i = 0; i < c->n_hosts; i++)
+		free(c->hosts[i].ev);
+	free(c->hosts);
+	free(c->ranks);
+	free(c->rank_loaded);
+	sqlite3_finalize(c->rank_st);
+	free(c);
+}
+
+static void push(struct tui_evlist *l, size_t *cap, int64_t time_us, int kind)
+{
+	xgrow(&l->ev, cap, l->n + 1, sizeof(*l->ev));
+	l->ev[l->n].t = time_us;
+	l->ev[l->n].kind = kind;
+	l->n++;
+}
+
+const struct tui_evlist *tui_evcache_rank(struct tui_evcache *c, const struct tui *t, size_t rank_index)
+{
+	if (rank_index >= c->n_ranks)
+		return NULL;
+	if (c->rank_loaded[rank_index])
+		return &c->ranks[rank_index];
+	if (c->total > CACHE_MAX_EVENTS)
+		drop_all(c);
+	if (!c->rank_st)
+		c->rank_st = db_prepare(t->db, "SELECT time_us, kind FROM events WHERE rank = ?1 AND time_us IS NOT NULL "
+					       "ORDER BY time_us");
+	struct tui_evlist *l = &c->ranks[rank_index];
+	size_t cap = 0;
+	sqlite3_bind_int(c->rank_st, 1, t->ranks[rank_index].rank);
+	while (sqlite3_step(c->rank_st) == SQLITE_ROW) {
+		const char *kind = (const char *)sqlite3_column_text(c->rank_st, 1);
+		push(l, &cap, sqlite3_column_int64(c->rank_st, 0), kind ? tui_kind_index(t, kind) : -1);
+	}
+	sqlite3_reset(c->rank_st);
+	c->rank_loaded[rank_index] = true;
+	c->total += l->n;
+	return l;
+}
+
+/* host name -> index, open addressing; built once for loading */
+struct host_map {
+	int *slot;
+	size_t size;
+};
+
+static uint32_t hash_str(const char *s)
+{
+	uint32_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static void map_build(struct host_map *m, const struct tui *t)
+{
+	m->size = 16;
+	while (m->size < t->n_hosts * 2 + 1)
+		m->size *= 2;
+	m->slot = xmalloc(m->size * sizeof(int));
+	for (size_t i = 0; i < m->size; i++)
+		m->slot[i] = -1;
+	for (size_t i = 0; i < t->n_hosts; i++) {
+		size_t k = hash_str(t->hosts[i].name) & (m->size - 1);
+		while (m->slot[k] >= 0)
+			k = (k + 1) & (m->size - 1);
+		m->slot[k] = (int)i;
+	}
+}
+
+static int map_get(const struct host_map *m, const struct tui *t, const char *name)
+{
+	for (size_t k = hash_str(name) & (m->size - 1); m->slot[k] >= 0; k = (k + 1) & (m->size - 1))
+		if (strcmp(t->hosts[m->slot[k]].name, name) == 0)
+			return m->slot[k];
+	return -1;
+}
+
+static void load_hosts(struct tui_evcache *c, const struct tui *t)
+{
+	c->hosts_loaded = true;
+	if (!c->n_hosts)
+		return;
+	struct host_map m;
+	map_build(&m, t);
+	int no_host = map_get(&m, t, "(no host)");
+	size_t *cap = xcalloc(c->n_hosts, sizeof(size_t));
+	sqlite3_stmt *st = db_prepare(t->db, "SELECT host, time_us, kind FROM events WHERE rank IS NULL "
+					     "AND time_us IS NOT NULL ORDER BY time_us");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *host = (const char *)sqlite3_column_text(st, 0);
+		int h = host ? map_get(&m, t, host) : no_host;
+		if (h < 0)
+			continue;
+		const char *kind = (const char *)sqlite3_column_text(st, 2);
+		push(&c->hosts[h], &cap[h], sqlite3_column_int64(st, 1), kind ? tui_kind_index(t, kind) : -1);
+		c->total++;
+	}
+	sqlite3_finalize(st);
+	free(cap);
+	free(m.slot);
+}
+
+const struct tui_evlist *tui_evcache_host(struct tui_evcache *c, const struct tui *t, int host)
+{
+	if (host < 0 || (size_t)host >= c->n_hosts)
+		return NULL;
+	if (!c->hosts_loaded)
+		load_hosts(c, t);
+	return &c->hosts[host];
+}
+
+size_t tui_evlist_lower(const struct tui_evlist *l, int64_t time_us)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (l->ev[mid].t < time_us)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}

@@ -1,0 +1,102 @@
+#!/bin/sh
+# Atomicity of the case file (docs/robustness.md): ingest is killed with
+# SIGKILL at several moments; the target path then holds either nothing, the
+# case that was there before, or a complete case, never a partial one; PRAGMA
+# integrity_check is ok on every case found. SIGTERM removes the temporary
+# file and writes no case.
+. tests/lib.sh
+
+A="$TMP/atomic"
+rm -rf "$A"
+mkdir -p "$A"
+IN=testdata/corpus/big.tar.gz
+
+now_ms() { date +%s%N | cut -c1-13; }
+# complete NAME DB: DB is a whole case: integrity ok, meta written last, all lines
+complete() {
+	check_eq "atomic/$1/integrity" ok "$(sql "$2" "PRAGMA integrity_check")"
+	check_eq "atomic/$1/complete" "1 $want_lines" \
+		"$(sql "$2" "SELECT (SELECT value FROM meta WHERE key='schema_version') || ' ' || (SELECT value FROM meta WHERE key='lines')")"
+}
+
+# a whole run, to know how long one takes and what a complete case holds
+t0=$(now_ms)
+"$NF_BIN" ingest "$IN" -o "$A/whole.db" -q > /dev/null 2>&1
+check_eq "atomic/whole/exit-0" 0 "$?"
+dur=$(($(now_ms) - t0))
+want_lines=$(sql "$A/whole.db" "SELECT value FROM meta WHERE key='lines'")
+check "atomic/whole/has-lines" test "${want_lines:-0}" -gt 0
+complete whole "$A/whole.db"
+
+# kill_at DB FRACTION: starts an ingest into DB, SIGKILLs it after FRACTION of a whole run
+kill_at() {
+	"$NF_BIN" ingest "$IN" -o "$1" -q > /dev/null 2>&1 &
+	pid=$!
+	sleep "$(awk -v d="$dur" -v f="$2" 'BEGIN{printf "%.3f", d * f / 1000}')"
+	kill -KILL "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+}
+
+# no case before: after the kill, none or a complete one
+absent=0
+for f in 0.02 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 0.95 1.1; do
+	db="$A/fresh-$f.db"
+	kill_at "$db" "$f"
+	if [ -e "$db" ]; then
+		complete "fresh-$f" "$db"
+	else
+		absent=$((absent + 1))
+		pass "atomic/fresh-$f/absent"
+	fi
+done
+check "atomic/fresh/some-kills-before-the-end ($absent)" test "$absent" -gt 0
+
+# while the case is being written out (SQLite keeps it in memory until the
+# commit): kill as soon as the temporary file grows
+for k in 1 2 3; do
+	db="$A/flush-$k.db"
+	"$NF_BIN" ingest "$IN" -o "$db" -q > /dev/null 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2> /dev/null; do
+		for t in "$A"/.flush-$k.db.tmp-*; do
+			[ -s "$t" ] && break 2
+		done
+		sleep 0.005
+	done
+	kill -KILL "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+	if [ -e "$db" ]; then
+		complete "flush-$k" "$db"
+	else
+		pass "atomic/flush-$k/absent"
+	fi
+done
+
+# a case already there: after the kill, the old one or the new one, whole
+for f in 0.1 0.5 0.9; do
+	db="$A/over-$f.db"
+	cp "$A/whole.db" "$db"
+	kill_at "$db" "$f"
+	check "atomic/over-$f/still-there" test -f "$db"
+	complete "over-$f" "$db"
+done
+
+# temporary files are the only leftovers of a kill, and never at the target
+check "atomic/leftovers-are-temporary" test -z "$(ls -A "$A" | grep -v -e '^fresh-.*\.db$' -e '^flush-.*\.db$' -e '^over-.*\.db$' -e '^whole\.db$' -e '^\.[a-z0-9.-]*\.db\.tmp-......$')"
+
+# SIGTERM in the middle: no case, no temporary file
+"$NF_BIN" ingest "$IN" -o "$A/term.db" -q > /dev/null 2> "$A/term.err" &
+pid=$!
+sleep "$(awk -v d="$dur" 'BEGIN{printf "%.3f", d * 0.3 / 1000}')"
+kill -TERM "$pid" 2> /dev/null
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	# the signal came after the last member: the case is whole
+	complete term "$A/term.db"
+else
+	check_eq "atomic/term/exit-130" 130 "$rc"
+	check "atomic/term/no-case" test ! -e "$A/term.db"
+	check "atomic/term/says" grep -q "interrupted; no case written" "$A/term.err"
+fi
+check "atomic/term/no-temporary-left" test -z "$(ls -A "$A" | grep '^\.term\.db\.tmp-')"
