@@ -274,9 +274,22 @@ bool diag_rank_exited(struct diagnosis *d)
 		fmt_time(first->last_step_t, t, sizeof(t));
 		buf_printf(&v->summary, "; its last step was %ld at %s", first->last_step, t);
 	}
-	buf_puts(&v->summary, ". Nothing in its logs explains it (no error, no timeout before it died)");
-	if (strcmp(first->exit_signal, "SIGKILL") == 0)
-		buf_puts(&v->summary, ": it was killed from outside (OOM killer, scheduler, operator)");
+	/* the kernel's OOM killer, when the system messages caught it */
+	int64_t oom = q_int(d->db, 0,
+		"SELECT event_id FROM sysmsgs WHERE kind = 'oom_kill' AND rank = %d ORDER BY time_us LIMIT 1", first->rank);
+	if (!oom)
+		oom = q_int(d->db, 0,
+			"SELECT s.event_id FROM sysmsgs s, ranks r WHERE s.kind = 'oom_kill' AND r.rank = %d"
+			" AND s.code = CAST(r.pid AS TEXT) AND (s.host = r.host OR s.host IS NULL) ORDER BY s.time_us LIMIT 1",
+			first->rank);
+	if (oom) {
+		buf_puts(&v->summary, ". The kernel's OOM killer killed it (host memory exhausted)");
+		v_cite_event(v, oom, "the kernel killed it");
+	} else {
+		buf_puts(&v->summary, ". Nothing in its logs explains it (no error, no timeout before it died)");
+		if (strcmp(first->exit_signal, "SIGKILL") == 0)
+			buf_puts(&v->summary, ": it was killed from outside (OOM killer, scheduler, operator)");
+	}
 	buf_putc(&v->summary, '.');
 	if (v->nculprits > 1) {
 		struct buf l = {0};

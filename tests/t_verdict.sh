@@ -73,3 +73,15 @@ for tgz in testdata/corpus/*.tar.gz; do
 	*) fail "verdict-drop-rank$r/$job/says-missing" "$miss" ;; esac
 	rm -rf "$d" "$d".*.db
 done
+
+# the kernel's OOM killer, when the logs have it, is named as the reason of the death
+d="$TMP/oom"; rm -rf "$d"; mkdir -p "$d"; tar xzf testdata/corpus/kill.tar.gz -C "$d"
+pid=$(sql "$(ingest_case kill)" "SELECT pid FROM ranks WHERE rank = 6")
+printf '[Sun Nov 29 23:55:53 2026] Out of memory: Killed process %s (python3) total-vm:123456kB, anon-rss:120000kB\n' "$pid" \
+	> "$d/job-kill/gpu-node04/dmesg.txt"
+"$NF_BIN" ingest "$d" -o "$d.db" -q > /dev/null 2>&1
+check_eq "verdict-oom/culprit" "[6]" "$(sql "$d.db" "SELECT culprit_ranks FROM verdict")"
+check "verdict-oom/says-oom" sh -c "'$NF_BIN' sql '$d.db' 'SELECT summary FROM verdict' --tsv | grep -q 'OOM killer killed it'"
+n=$(sql "$d.db" "SELECT count(*) FROM evidence e JOIN events v USING(event_id) WHERE e.finding_id = 0 AND v.kind = 'kernel_oom_kill'")
+check_eq "verdict-oom/cites-kernel-line" 1 "$n"
+rm -rf "$d" "$d.db"
