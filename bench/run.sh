@@ -3,11 +3,11 @@
 # 1,024 and 4,096 ranks from the corpus job big and a faulty one from stall,
 # then measures on this machine, in this run:
 #   floor    bsdtar -xOf JOB > /dev/null (libarchive alone)
-#   ingest   ncclforensic ingest (wall, CPU, peak RSS), default options
-#   load     ncclforensic ingest --no-analyze (the load alone; 1,024 ranks)
+#   ingest   ncclforensic ingest (wall, CPU, peak RSS), default options, and
+#            its phases (NF_TIMINGS=1: load, indexes, attribution, analysis)
 #   analyze  ncclforensic analyze CASE
 #   report   ncclforensic report CASE --format json
-#   tui      ncclforensic tui CASE opened in a pseudo-terminal, then 'q'
+#   tui      ncclforensic tui CASE opened (headless, 120x40), then 'q'
 # prints a table and rewrites the generated parts of BENCHMARKS.md (the rest
 # of the file, the analysis written by hand, is kept).
 #
@@ -48,24 +48,21 @@ timed() {
 	R=$(echo "$4" | awk '{printf "%.0f", $1 / 1024}')
 }
 
-# tui CASE: opens the TUI in a pseudo-terminal and quits; W or "n/a"
+# tui CASE: opens the TUI on the case and quits (its headless mode: a
+# virtual terminal, keys from --script); W or "n/a"
 tui_time() {
-	if ! command -v script > /dev/null; then TW=n/a; return; fi
-	start=$(date +%s.%N)
-	(sleep 0.5; printf q; sleep 30) | TERM=xterm COLUMNS=120 LINES=40 timeout 60 \
-		script -qec "$BIN tui $1" /dev/null > "$DIR/tui.out" 2>&1
-	rc=$?
-	end=$(date +%s.%N)
-	if [ $rc -ne 0 ] || grep -q "not available" "$DIR/tui.out"; then TW=n/a; return; fi
-	# the 0.5 s before the key is the terminal settling, not the TUI
-	TW=$(echo "$start $end" | awk '{printf "%.2f", $2 - $1 - 0.5}')
+	timed "$BIN" tui "$1" --ascii --size 120x40 --script q --dump-screen "$DIR/tui.txt"
+	TW=$W
+	[ $RC -eq 0 ] || TW=n/a
 }
 
 sql1() { "$BIN" sql "$1" "$2" --tsv 2>/dev/null | head -n 1; }
 mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 
 ROWS="$DIR/rows.tsv"
+PHASES="$DIR/phases.tsv"
 : > "$ROWS"
+: > "$PHASES"
 
 # input list: name source ranks
 inputs=""
@@ -92,20 +89,17 @@ for spec in $inputs; do
 	raw=$(tail -n 1 "$DIR/last.out" | tr -d ' ')
 	echo "bench: $name: ingest" >&2
 	rm -f "$db"
+	export NF_TIMINGS=1
 	timed "$BIN" ingest "$job" -o "$db" -q
+	unset NF_TIMINGS
 	[ $RC -le 1 ] || die "ingest $name failed ($RC): $(tail -n 3 "$DIR/last.out")"
 	IW=$W IC=$C IR=$R
+	# phases: "timing: NAME WALL s wall CPU s cpu"
+	awk -v n="$name" '$1 == "timing:" { printf "%s\t%s\t%s\t%s\n", n, $2, $3, $6 }' "$DIR/last.out" >> "$PHASES"
 	dbsize=$(wc -c < "$db")
 	lines=$(sql1 "$db" "SELECT value FROM meta WHERE key='lines'")
 	members=$(sql1 "$db" "SELECT value FROM meta WHERE key='members'")
 	verdict=$(sql1 "$db" "SELECT cause || ' ' || coalesce(json_array_length(culprit_ranks), 0) FROM verdict")
-	LW=- LC=- LR=-
-	if [ "$ranks" = 1024 ] && [ "$src" = big ]; then
-		echo "bench: $name: load only" >&2
-		timed "$BIN" ingest "$job" -o "$DIR/load.db" -q --no-analyze
-		LW=$W LC=$C LR=$R
-		rm -f "$DIR/load.db"
-	fi
 	echo "bench: $name: analyze, report, tui" >&2
 	timed "$BIN" analyze "$db"
 	AW=$W; [ $RC -le 1 ] || AW=n/a
@@ -114,9 +108,9 @@ for spec in $inputs; do
 	tui_time "$db"
 	ratio=$(echo "$IW $FW" | awk '{ if ($2 > 0) printf "%.1f", $1 / $2; else print "-" }')
 	dbr=$(echo "$dbsize $gz" | awk '{ printf "%.2f", $1 / $2 }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
 		"$name" "$ranks" "$members" "$lines" "$(mb "$raw")" "$(mb "$gz")" "$FW" "$IW" "$IC" "$ratio" "$IR" \
-		"$(mb "$dbsize")" "$dbr" "$LW" "$LC" "$AW" "$PW" "$TW" "$SW" "$verdict" >> "$ROWS"
+		"$(mb "$dbsize")" "$dbr" "$AW" "$PW" "$TW" "$SW" "$verdict" >> "$ROWS"
 done
 
 # ---- profile of the 1,024-rank ingest ----
@@ -141,11 +135,27 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 # ---- the table ----
 TABLE="$DIR/table.md"
 {
-	echo "| input | ranks | members | lines | text MB | gz MB | floor s | ingest s | ingest CPU s | ingest / floor | peak RSS MB | case MB | case / gz | load-only s (CPU) | analyze s | report json s | tui s | synth s | verdict (cause, culprits) |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	awk -F '\t' '{ load = ($14 == "-") ? "-" : $14 " (" $15 ")";
-		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, load, $16, $17, $18, $19, $20 }' "$ROWS"
+	echo "| input | ranks | members | lines | text MB | gz MB | floor s | ingest s | ingest CPU s | ingest / floor | peak RSS MB | case MB | case / gz | analyze s | report json s | tui s | synth s | verdict (cause, culprits) |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 }' "$ROWS"
+	echo
+	echo "Phases of the ingest above (wall s / CPU s of both threads; NF_TIMINGS=1):"
+	echo
+	awk -F '\t' '
+		{ if (!($2 in seen)) { seen[$2] = 1; cols[++nc] = $2 }
+		  if (!($1 in seenr)) { seenr[$1] = 1; rows[++nr] = $1 }
+		  v[$1 "," $2] = $3 " / " $4 }
+		END {
+			if (!nr) exit
+			printf "| input |"; for (i = 1; i <= nc; i++) printf " %s |", cols[i]; print ""
+			printf "|---|"; for (i = 1; i <= nc; i++) printf "---:|"; print ""
+			for (r = 1; r <= nr; r++) {
+				printf "| %s |", rows[r]
+				for (i = 1; i <= nc; i++) printf " %s |", ((rows[r] "," cols[i]) in v) ? v[rows[r] "," cols[i]] : "-"
+				print ""
+			}
+		}' "$PHASES"
 } > "$TABLE"
 
 # ---- targets ----
@@ -154,8 +164,8 @@ awk -F '\t' '
 	function verdict(ok) { return ok ? "met" : "NOT met" }
 	$1 == "big-1024" { printf "- ingest of 1,024 ranks within 6x the floor: %s / %s s = %sx: %s\n", $8, $7, $10, verdict($10 + 0 <= 6) }
 	{ if ($11 + 0 > rss) { rss = $11 + 0; rssn = $1 } if ($13 + 0 > dbr) { dbr = $13 + 0; dbn = $1 } }
-	$1 == "big-1024" { v1 = $16; p1 = $17 }
-	$1 == "big-4096" { v4 = $16; p4 = $17 }
+	$1 == "big-1024" { v1 = $14; p1 = $15 }
+	$1 == "big-4096" { v4 = $14; p4 = $15 }
 	END {
 		printf "- peak RSS under 150 MB at every size: largest %s MB (%s): %s\n", rss, rssn, verdict(rss < 150)
 		printf "- case no larger than 1.5x the compressed input: largest %sx (%s): %s\n", dbr, dbn, verdict(dbr <= 1.5)

@@ -54,7 +54,7 @@ static void write_cascade(struct diagnosis *d)
 			db_step_done(ex);
 			sqlite3_bind_null(ex, 7);
 		}
-		if (culprit && !r->first_error_event && !r->exited && r->last_t != T_NONE) {
+		if (culprit && !r->first_error_event && r->last_t != T_NONE) {
 			/* a silent or stalled culprit: its last sign of life */
 			sqlite3_bind_int(ex, 1, r->rank);
 			sqlite3_bind_text(ex, 2, r->host, -1, SQLITE_TRANSIENT);

@@ -656,8 +656,6 @@ static int resolve_nodes(struct synth *s, struct syn_scan *sc, struct errbuf *er
 			if (s->nodes[j].real && s->nodes[j].first_rank < s->nodes[k].first_rank)
 				idx++;
 		s->nodes[k].index = idx;
-		smap_put(&s->host_ix, s->nodes[k].host, strlen(s->nodes[k].host), (long)k);
-		smap_put(&s->host_ix, s->nodes[k].dir, strlen(s->nodes[k].dir), (long)k);
 	}
 	/* numbered host names when every host is <prefix><number> with one prefix */
 	size_t pl0 = 0, dg, maxdg = 0;
@@ -1109,7 +1107,6 @@ static void synth_free(struct synth *s, struct syn_scan *sc)
 	for (size_t c = 0; c < s->ncomms; c++)
 		free(s->comms[c].members);
 	free(s->comms);
-	smap_free(&s->host_ix);
 	smap_free(&s->group_by_guid);
 	smap_free(&s->group_by_desc);
 	smap_free(&s->comm_by_key);

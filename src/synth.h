@@ -122,7 +122,6 @@ struct synth {
 	size_t ngroups;
 	struct syn_comm *comms;
 	size_t ncomms;
-	struct smap host_ix;     /* host name or node dir -> node */
 	struct smap group_by_guid, group_by_desc;
 	struct smap comm_by_key; /* "id:<commId>" / "split:<color>:<count>" -> comm */
 	struct smap comm_by_ptr; /* "<node>:<pid>:<ptr>" -> comm */
