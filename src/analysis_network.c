@@ -236,7 +236,20 @@ static const char events_sql[] =
 	"  'nccl_net_plugin','nccl_using_network','nccl_comm_init','nccl_channels','nccl_channel','nccl_gdr',"
 	"  'nccl_no_socket_if','nccl_net_no_interface','nccl_connected','nccl_comm_info')"
 	" AND e.host IS NOT NULL AND e.pid IS NOT NULL"
+	/* channel lines are taken from one source per process (merge() keeps the
+	 * first source with channels): skip the copies, they are most of the rows */
+	" AND (e.kind <> 'nccl_channel' OR e.source_id = (SELECT c.source_id FROM temp.nw_chsrc c"
+	"      WHERE c.host = e.host AND c.pid = e.pid))"
 	" ORDER BY e.host, e.pid, prio, e.source_id, e.line_no";
+
+static const char channel_sources_sql[] =
+	"DROP TABLE IF EXISTS temp.nw_chsrc;"
+	"CREATE TEMP TABLE nw_chsrc(host TEXT, pid INTEGER, source_id INTEGER, PRIMARY KEY(host, pid));"
+	"INSERT OR IGNORE INTO nw_chsrc SELECT e.host, e.pid, e.source_id FROM"
+	" (SELECT DISTINCT host, pid, source_id FROM events WHERE kind = 'nccl_channel'"
+	"   AND host IS NOT NULL AND pid IS NOT NULL) e JOIN sources s USING(source_id)"
+	" ORDER BY e.host, e.pid,"
+	"  CASE s.kind WHEN 'nccl_debug' THEN 0 WHEN 'rank_log' THEN 1 WHEN 'console' THEN 2 ELSE 3 END, e.source_id;";
 
 static struct cm *find_cm(struct proc *p, const char *ptr)
 {
@@ -1029,6 +1042,7 @@ void analysis_network(sqlite3 *db)
 	sqlite3_stmt *ins = db_prepare(db,
 		"INSERT INTO network(host, rank, pid, comm_id, bootstrap_if, bootstrap_addr, socket_ifname_env, ib_hca_env,"
 		" net_plugin, net_devices, network, gdr, transports) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
+	db_exec(db, channel_sources_sql);
 	sqlite3_stmt *st = db_prepare(db, events_sql);
 	struct proc *ps = NULL;
 	size_t n = 0, cap = 0;
