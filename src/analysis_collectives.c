@@ -85,11 +85,16 @@ static const char coll_sql[] =
 	/* a watchdog timeout names its group on the "failure detected" line that follows it */
 	"DROP TABLE IF EXISTS temp.wd;\n"
 	"CREATE TEMP TABLE wd AS SELECT w.event_id, w.rank, w.time_us, w.fields,\n"
-	"  (SELECT f.event_id FROM events f WHERE f.kind = 'pg_failure_detected' AND f.source_id = w.source_id\n"
+	/* the "[Rank N]" of a watchdog line is not always the group rank: prefer, not require, a match */
+	"  coalesce((SELECT f.event_id FROM events f WHERE f.kind = 'pg_failure_detected' AND f.source_id = w.source_id\n"
 	"     AND f.line_no > w.line_no AND f.line_no <= w.line_no + 16\n"
 	"     AND json_extract(f.fields,'$.seq') = json_extract(w.fields,'$.seq')\n"
 	"     AND coalesce(json_extract(f.fields,'$.pg_rank'), -1) = coalesce(json_extract(w.fields,'$.pg_rank'), -1)\n"
-	"   ORDER BY f.line_no LIMIT 1) AS fd\n"
+	"   ORDER BY f.line_no LIMIT 1),\n"
+	"   (SELECT f.event_id FROM events f WHERE f.kind = 'pg_failure_detected' AND f.source_id = w.source_id\n"
+	"     AND f.line_no > w.line_no AND f.line_no <= w.line_no + 16\n"
+	"     AND json_extract(f.fields,'$.seq') = json_extract(w.fields,'$.seq')\n"
+	"   ORDER BY f.line_no LIMIT 1)) AS fd\n"
 	"  FROM events w WHERE w.kind IN ('pg_watchdog_timeout', 'pg_async_exception');\n"
 	"INSERT INTO collectives(rank, pg, seq, op, numel_in, numel_out, state, time_completed_us, evidence, event_id)\n"
 	"  SELECT w.rank, coalesce(" PG_KEY("f") ", " PG_KEY("w") "), json_extract(w.fields,'$.seq'),\n"

@@ -13,14 +13,15 @@ static const char nccl_coll_sql[] =
 	"DROP TABLE IF EXISTS temp.fr_covered;\n"
 	"CREATE TEMP TABLE fr_covered AS SELECT DISTINCT rank, pg FROM collectives WHERE evidence = 'flight recorder';\n"
 
-	/* the n-th collective a process logged on a communicator is its seq n:
+	/* the n-th collective a process logged on a communicator is its seq n
+	 * (field n, counted at ingest: only the last matches are kept as events);
 	 * NCCL's opCount would say so too, but it stays 0 on some transports */
 	"DROP TABLE IF EXISTS temp.coll_lines;\n"
 	"CREATE TEMP TABLE coll_lines AS\n"
 	"  SELECT c.rank, coalesce(c.pg, c.comm_id) AS pg, c.nranks, e.event_id, e.time_us, e.clock,\n"
 	"    norm_op(json_extract(e.fields,'$.op')) AS op, json_extract(e.fields,'$.count') AS count,\n"
 	"    json_extract(e.fields,'$.datatype') AS datatype,\n"
-	"    row_number() OVER (PARTITION BY e.source_id, e.pid, json_extract(e.fields,'$.comm') ORDER BY e.line_no) AS seq\n"
+	"    json_extract(e.fields,'$.n') AS seq\n"
 	"  FROM events e JOIN comms c ON c.host = e.host AND c.pid = e.pid AND c.comm_ptr = json_extract(e.fields,'$.comm')\n"
 	"  WHERE e.kind = 'nccl_coll' AND c.comm_id IS NOT NULL AND c.rank IS NOT NULL\n"
 	"    AND norm_op(json_extract(e.fields,'$.op')) NOT IN ('SEND','RECV');\n"

@@ -128,7 +128,7 @@ sqlite3 *case_open(const char *path, bool readonly, struct errbuf *err)
 	}
 	case_register(db);
 	sqlite3_busy_timeout(db, 2000);
-	sqlite3_exec(db, "PRAGMA temp_store=MEMORY; PRAGMA cache_size=-65536;", NULL, NULL, NULL);
+	sqlite3_exec(db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-65536;", NULL, NULL, NULL);
 	char buf[64];
 	if (!db_meta_get(db, "schema_version", buf, sizeof(buf))) {
 		errbuf_set(err, "%s: not a case database (no schema_version in meta)", path);
@@ -219,6 +219,12 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 	w->ins_event = db_prepare(w->db, "INSERT INTO events(source_id, line_no, kind, class, host, rank, local_rank, pid, "
 					 "tid, dev, level, time_us, clock, fields) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	w->ins_meta = db_prepare(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+	/* events of console copies wait here (in the temporary file, not the
+	 * case) until the load tells which per-rank files they duplicate */
+	db_exec(w->db, "CREATE TEMP TABLE events_staged AS SELECT *, 0 AS staged FROM main.events WHERE 0");
+	w->ins_event_staged = db_prepare(w->db, "INSERT INTO temp.events_staged(source_id, line_no, kind, class, host,"
+						 " rank, local_rank, pid, tid, dev, level, time_us, clock, fields, staged)"
+						 " VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	char v[16];
 	snprintf(v, sizeof(v), "%d", NF_SCHEMA_VERSION);
 	db_meta_set(w->db, "schema_version", v);
@@ -227,10 +233,10 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 
 static void finalize_all(struct case_writer *w)
 {
-	sqlite3_stmt *sts[] = {w->ins_source, w->upd_source, w->ins_block, w->ins_event, w->ins_meta};
+	sqlite3_stmt *sts[] = {w->ins_source, w->upd_source, w->ins_block, w->ins_event, w->ins_event_staged, w->ins_meta};
 	for (size_t i = 0; i < ARRAY_LEN(sts); i++)
 		sqlite3_finalize(sts[i]);
-	w->ins_source = w->upd_source = w->ins_block = w->ins_event = w->ins_meta = NULL;
+	w->ins_source = w->upd_source = w->ins_block = w->ins_event = w->ins_event_staged = w->ins_meta = NULL;
 }
 
 int case_writer_commit(struct case_writer *w, struct errbuf *err)

@@ -37,7 +37,7 @@ struct case_writer {
 	sqlite3 *db;
 	char *target;
 	char *tmp_path;
-	sqlite3_stmt *ins_source, *upd_source, *ins_block, *ins_event, *ins_meta;
+	sqlite3_stmt *ins_source, *upd_source, *ins_block, *ins_event, *ins_event_staged, *ins_meta;
 };
 
 /* Creates the temporary case next to target. -1 with err on failure (for

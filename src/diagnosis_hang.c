@@ -519,7 +519,7 @@ bool diag_stalled(struct diagnosis *d)
 	v_cite_event(v, pick->wait_ev, "a peer waiting for it");
 	v_cite_event(v, q_int(d->db, 0,
 			      "SELECT event_id FROM events WHERE rank = %d AND class IN ('step','info') AND kind LIKE 'app_%%'"
-			      " ORDER BY time_us DESC, event_id DESC LIMIT 1", pick->rank),
+			      " ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1", pick->rank),
 		     "the culprit's last application line");
 	v_cite_event(v, q_int(d->db, 0,
 			      "SELECT min(event_id) FROM events WHERE rank = %d AND kind = 'pg_dump_signal'", pick->rank),
@@ -633,7 +633,7 @@ bool diag_unresponsive(struct diagnosis *d)
 	for (size_t i = 0; i < ns && i < 4; i++)
 		v_cite_event(v, q_int(d->db, 0,
 				      "SELECT event_id FROM events WHERE rank = %d AND coalesce(clock,'') <> 'inherited'"
-				      " AND time_us <= %lld ORDER BY time_us DESC, event_id DESC LIMIT 1",
+				      " AND time_us <= %lld ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1",
 				      silent[i], (long long)d->t0),
 			     "last sign of life");
 	v_cite_event(v, wev, "peers waiting");
@@ -699,7 +699,7 @@ bool diag_stalled_text(struct diagnosis *d)
 		int rank = v->culprits[i];
 		v_cite_event(v, q_int(d->db, 0,
 				      "SELECT event_id FROM events WHERE rank = %d AND kind LIKE 'app_%%'"
-				      " ORDER BY time_us DESC, event_id DESC LIMIT 1", rank),
+				      " ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1", rank),
 			     "last application line");
 		v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE rank = %d AND kind = 'pg_dump_signal'",
 				      rank),

@@ -7,6 +7,9 @@
 
 #include "pickle_read.h"
 
+/* completed entries kept per process group and dump (see fr_ingest) */
+#define FR_KEEP 64
+
 struct counting_reader {
 	struct member_stream *ms;
 	long newlines;
@@ -201,6 +204,7 @@ static void emit(struct fr_emit *fe, long line_no, const char *kind, const char 
 		.t_us = t_us,
 		.clock = has_time ? CLOCK_EPOCH : CLOCK_NONE,
 		.fields_json = fields->data,
+		.family = -1,
 	};
 	fe->emit(fe->ctx, &e);
 }
@@ -369,8 +373,46 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 		buf_putc(&b, '}');
 		emit(&fe, 0, "fr_pg_status", "info", &b, false, 0);
 	}
-	for (size_t k = 0; k < pk_len(entries); k++)
-		emit_entry(&fe, pk_item(entries, k), k, &b, &tmp);
+	/* Every entry not completed is kept, and the last FR_KEEP completed ones
+	 * of each group: a dump of a long run holds thousands of routine
+	 * completions, and the diagnosis compares ranks at their frontier. */
+	size_t n = pk_len(entries);
+	bool *keep = xcalloc(n ? n : 1, sizeof(bool));
+	size_t kept = 0;
+	struct {
+		int64_t pg;
+		int count;
+	} groups[64];
+	int ngroups = 0;
+	for (size_t k = n; k-- > 0;) {
+		const struct pk_value *e = pk_item(entries, k);
+		size_t sn;
+		const char *state = get_str(e, "state", &sn);
+		if (!state || strcmp(state, "completed") != 0) {
+			keep[k] = true;
+			continue;
+		}
+		int64_t pg = -1;
+		pk_int(pk_get(e, "pg_id"), &pg);
+		int g = 0;
+		while (g < ngroups && groups[g].pg != pg)
+			g++;
+		if (g == ngroups && ngroups < (int)ARRAY_LEN(groups)) {
+			groups[g].pg = pg;
+			groups[g].count = 0;
+			ngroups++;
+		}
+		keep[k] = g >= ngroups || groups[g].count++ < FR_KEEP;
+	}
+	for (size_t k = 0; k < n; k++)
+		if (keep[k]) {
+			emit_entry(&fe, pk_item(entries, k), k, &b, &tmp);
+			kept++;
+		}
+	free(keep);
+	buf_clear(&b);
+	buf_printf(&b, "{\"entries\":%zu,\"entries_kept\":%zu}", n, kept);
+	emit(&fe, 0, "fr_kept", "info", &b, false, 0);
 	buf_free(&b);
 	buf_free(&tmp);
 	pk_doc_free(doc);

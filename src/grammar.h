@@ -79,6 +79,9 @@ const struct rule *grammar_rule(const struct grammar *g, size_t i);
 const char *rule_name(const struct rule *r);
 const char *rule_class(const struct rule *r);
 const char *rule_file(const struct rule *r);
+/* > 0 when only the last N matches per stream are kept as events (the
+ * stream: the member, the process, and the `per` capture if any). */
+int rule_keep(const struct rule *r, const char **per);
 int rule_line(const struct rule *r); /* where "rule NAME" is written */
 int rule_family(const struct rule *r);
 size_t rule_index(const struct rule *r);

@@ -25,6 +25,8 @@ struct rule {
 	int family;         /* FAM_* or FAM_ANY */
 	char level;         /* 0 = any level */
 	char *class_name;   /* marker class; "info" by default */
+	int keep;           /* > 0: keep only the last `keep` matches per stream (see docs/grammars.md) */
+	char *keep_per;     /* the capture that splits streams further ("comm"), or NULL */
 	char *starts;       /* message prefix literal, or NULL */
 	size_t starts_len;
 	char *contains;     /* literal the message must contain, or NULL */

@@ -40,6 +40,7 @@ static void rule_free(struct rule *r)
 	free(r->name);
 	free(r->file);
 	free(r->class_name);
+	free(r->keep_per);
 	free(r->starts);
 	free(r->contains);
 	free(r);
@@ -234,6 +235,18 @@ int grammar_load_file(struct grammar *g, const char *path, struct errbuf *err)
 			}
 			free(cur->class_name);
 			cur->class_name = xstrdup(val);
+		} else if (strcmp(key, "keep") == 0) {
+			/* keep N [per FIELD] */
+			char per[64] = "";
+			int n = 0, used = 0;
+			if (sscanf(val, "%d%n", &n, &used) != 1 || n <= 0 ||
+			    (val[used] && sscanf(val + used, " per %63s", per) != 1)) {
+				rc = errbuf_set(err, "%s:%d: keep wants 'N' or 'N per FIELD', got '%s'", path, line_no, val);
+				break;
+			}
+			cur->keep = n;
+			free(cur->keep_per);
+			cur->keep_per = per[0] ? xstrdup(per) : NULL;
 		} else if (strcmp(key, "starts") == 0) {
 			free(cur->starts);
 			cur->starts = xstrdup(val);
@@ -391,6 +404,13 @@ const char *rule_name(const struct rule *r)
 const char *rule_class(const struct rule *r)
 {
 	return r->class_name;
+}
+
+int rule_keep(const struct rule *r, const char **per)
+{
+	if (per)
+		*per = r->keep_per;
+	return r->keep;
 }
 
 const char *rule_file(const struct rule *r)

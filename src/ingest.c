@@ -75,6 +75,24 @@ struct member_ctx {
 	bool pid_conflict;
 	char host_hint[64];
 	bool host_conflict;
+	/* events of rules with `keep N`: the last N matches of each stream */
+	struct tail *tails;
+	size_t ntails, tails_cap;
+	long events_not_kept;
+};
+
+/* One stream of a `keep N` rule: a ring of its last N events (copies). */
+struct kept {
+	struct event_rec e;
+	char *fields, *host;
+};
+struct tail {
+	const struct rule *rule;
+	long pid;
+	char key[64];
+	long count;     /* matches so far: the ordinal of the next one minus one */
+	int cap, head, n;
+	struct kept *slots;
 };
 
 static volatile sig_atomic_t interrupted;
@@ -90,12 +108,27 @@ static double clock_s(clockid_t id)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The process's peak resident set so far, in KiB (0 if unknown). */
+static long peak_rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			kib = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
 static void phase_done(const char *name)
 {
 	if (phase_t0 < 0)
 		return;
 	double t = clock_s(CLOCK_MONOTONIC), c = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-	fprintf(stderr, "timing: %-12s %7.3f s wall %7.3f s cpu\n", name, t - phase_t0, c - phase_c0);
+	fprintf(stderr, "timing: %-12s %7.3f s wall %7.3f s cpu %6ld MiB peak\n", name, t - phase_t0, c - phase_c0,
+		peak_rss_kib() / 1024);
 	phase_t0 = t;
 	phase_c0 = c;
 }
@@ -183,6 +216,7 @@ struct op_event {
 	uint32_t host_len, fields_len;
 	char level;
 	uint8_t has_time, clock;
+	uint8_t staged; /* 1: a console's line, 2: a per-rank file's NCCL line: kept or not after the load */
 };
 
 struct op_block {
@@ -296,6 +330,12 @@ static void write_event(struct member_ctx *m, const struct event_rec *e)
 	const char *fields = e->fields_json ? e->fields_json : "{}";
 	struct op_event o;
 	op_event_from(&o, m->source_id, e, fields);
+	/* copies: a console repeats the per-rank files. Of NCCL lines the
+	 * console's copy is kept (per-rank stdout has no times, the console's
+	 * neighbours give them one); of the others, the per-rank file's. Both
+	 * kinds of candidates wait in events_staged (see merge_console_events). */
+	bool nccl = e->family == FAM_NCCL;
+	o.staged = (m->mc.kind == SK_CONSOLE && !nccl) ? 1 : (m->mc.kind == SK_RANK_LOG && nccl) ? 2 : 0;
 	struct pipe *p = m->in->pipe;
 	size_t n = 1 + sizeof(o) + o.host_len + o.fields_len;
 	unsigned char *w = pipe_room(p, n);
@@ -306,6 +346,70 @@ static void write_event(struct member_ctx *m, const struct event_rec *e)
 	p->cur->len += n;
 	m->events++;
 	m->in->sum->events++;
+}
+
+/* ---- `keep N` rules: only the last N matches of a stream become events ---- */
+
+static struct tail *tail_for(struct member_ctx *m, const struct rule *r, long pid, const char *key, size_t klen)
+{
+	if (klen >= sizeof(m->tails[0].key))
+		klen = sizeof(m->tails[0].key) - 1;
+	for (size_t i = 0; i < m->ntails; i++) {
+		struct tail *t = &m->tails[i];
+		if (t->rule == r && t->pid == pid && strlen(t->key) == klen && memcmp(t->key, key, klen) == 0)
+			return t;
+	}
+	xgrow(&m->tails, &m->tails_cap, m->ntails + 1, sizeof(*m->tails));
+	struct tail *t = &m->tails[m->ntails++];
+	memset(t, 0, sizeof(*t));
+	t->rule = r;
+	t->pid = pid;
+	memcpy(t->key, key, klen);
+	t->key[klen] = '\0';
+	t->cap = rule_keep(r, NULL);
+	t->slots = xcalloc((size_t)t->cap, sizeof(*t->slots));
+	return t;
+}
+
+/* Keeps a copy of e, with its ordinal in the stream as field "n". */
+static void tail_push(struct member_ctx *m, struct tail *t, const struct event_rec *e)
+{
+	long n = ++t->count;
+	struct kept *k;
+	if (t->n < t->cap) {
+		k = &t->slots[(t->head + t->n) % t->cap];
+		t->n++;
+	} else {
+		k = &t->slots[t->head];
+		t->head = (t->head + 1) % t->cap;
+		free(k->fields);
+		free(k->host);
+		m->events_not_kept++;
+	}
+	k->e = *e;
+	const char *f = e->fields_json ? e->fields_json : "{}";
+	size_t fl = strlen(f);
+	k->fields = fl > 2 ? xasprintf("%.*s,\"n\":%ld}", (int)(fl - 1), f, n) : xasprintf("{\"n\":%ld}", n);
+	k->host = e->host && e->host_len ? xstrndup(e->host, e->host_len) : NULL;
+	k->e.fields_json = k->fields;
+	k->e.host = k->host;
+}
+
+static void tails_flush(struct member_ctx *m)
+{
+	for (size_t i = 0; i < m->ntails; i++) {
+		struct tail *t = &m->tails[i];
+		for (int j = 0; j < t->n; j++) {
+			struct kept *k = &t->slots[(t->head + j) % t->cap];
+			write_event(m, &k->e);
+			free(k->fields);
+			free(k->host);
+		}
+		free(t->slots);
+	}
+	free(m->tails);
+	m->tails = NULL;
+	m->ntails = m->tails_cap = 0;
 }
 
 /* True when the writer has nothing queued: it could take more work. */
@@ -352,7 +456,7 @@ static void sql_update(struct case_writer *w, const struct op_update *o, const c
 
 static void sql_event(struct case_writer *w, const struct op_event *o, const char *host, const char *fields)
 {
-	sqlite3_stmt *st = w->ins_event;
+	sqlite3_stmt *st = o->staged ? w->ins_event_staged : w->ins_event;
 	sqlite3_bind_int64(st, 1, o->source_id);
 	sqlite3_bind_int64(st, 2, o->line_no);
 	sqlite3_bind_text(st, 3, o->kind, -1, SQLITE_STATIC);
@@ -370,6 +474,8 @@ static void sql_event(struct case_writer *w, const struct op_event *o, const cha
 	if (o->has_time)
 		sqlite3_bind_text(st, 13, clock_name((enum clock_kind)o->clock), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 14, fields, (int)o->fields_len, SQLITE_STATIC);
+	if (o->staged)
+		sqlite3_bind_int(st, 15, o->staged);
 	db_step_done(st);
 }
 
@@ -848,8 +954,21 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 			.t_us = meta.t_us,
 			.clock = meta.clock,
 			.fields_json = in->json.data,
+			.family = lp.family,
 		};
-		write_event(m, &e);
+		const char *per;
+		if (rule_keep(gm.rule, &per) > 0) {
+			const char *key = "";
+			size_t klen = 0;
+			for (int i = 0; per && i < gm.nfields; i++)
+				if (strcmp(gm.fields[i].name, per) == 0) {
+					key = gm.fields[i].value;
+					klen = gm.fields[i].len;
+				}
+			tail_push(m, tail_for(m, gm.rule, lp.pid, key, klen), &e);
+		} else {
+			write_event(m, &e);
+		}
 	}
 
 	block_add(&m->bb, line_no, line, len, &meta);
@@ -971,6 +1090,8 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 	}
 	splitter_finish(&sp, on_line, m);
 	flush_block(m);
+	tails_flush(m);
+	in->sum->events_not_kept += (uint64_t)m->events_not_kept;
 	struct source_update u = {
 		.kind = m->mc.kind,
 		.rank = !m->rank_conflict && m->rank_hint >= 0 ? m->rank_hint
@@ -1140,9 +1261,56 @@ static void write_meta(struct ingest *in)
 	db_meta_set(in->w.db, "regex_limit_hits", v);
 	snprintf(v, sizeof(v), "%zu", grammar_rule_count(in->g));
 	db_meta_set(in->w.db, "grammar_rules", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)in->sum->events_not_kept);
+	db_meta_set(in->w.db, "events_not_kept", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)in->sum->events_copies);
+	db_meta_set(in->w.db, "events_console_copies", v);
 	db_meta_set(in->w.db, "tool_version", NF_VERSION);
 	if (in->stats.limit_hit)
 		db_meta_set(in->w.db, "limit_hit", in->stats.limit_msg);
+}
+
+/* A launcher console (torchrun --tee) repeats every line of the per-rank
+ * files next to it. Its events waited in temp.events_staged; those of a local
+ * rank whose stdout and stderr files sit in the console's directory (or
+ * below) are copies and are dropped, the rest (the launcher's own lines, ranks
+ * without per-rank files) join `events`. The lines themselves are all kept. */
+static void merge_console_events(struct ingest *in)
+{
+	sqlite3 *db = in->w.db;
+	int64_t staged = db_int(db, "SELECT count(*) FROM temp.events_staged", 0);
+	db_exec(db,
+		/* which local ranks of each console have their own stdout and stderr files below it */
+		"CREATE TEMP TABLE console_cover AS\n"
+		"  SELECT c.source_id AS console_id, r.source_id AS rank_source, r.local_rank AS local_rank\n"
+		"  FROM (SELECT source_id, rtrim(path, replace(path, '/', '')) AS dir FROM sources WHERE kind = 'console') c\n"
+		"  JOIN sources r ON r.kind IN ('rank_log', 'empty') AND r.local_rank IS NOT NULL\n"
+		"    AND substr(r.path, 1, length(c.dir)) = c.dir;\n"
+		"DELETE FROM console_cover WHERE (console_id, local_rank) NOT IN (SELECT cc.console_id, cc.local_rank\n"
+		"  FROM console_cover cc JOIN sources r ON r.source_id = cc.rank_source GROUP BY cc.console_id, cc.local_rank\n"
+		"  HAVING count(DISTINCT CASE WHEN r.path LIKE '%stdout%' THEN 1 WHEN r.path LIKE '%stderr%' THEN 2 END) = 2);\n"
+		"CREATE INDEX temp.console_cover_c ON console_cover(console_id, local_rank);\n"
+		"CREATE INDEX temp.console_cover_r ON console_cover(rank_source);\n"
+		/* a per-rank file's NCCL lines are copies when a covering console has that rank's NCCL lines */
+		"CREATE TEMP TABLE console_nccl AS SELECT DISTINCT source_id, local_rank FROM main.events\n"
+		"  WHERE local_rank IS NOT NULL AND kind >= 'nccl_' AND kind < 'nccl`'\n"
+		"    AND source_id IN (SELECT source_id FROM sources WHERE kind = 'console');\n"
+		"INSERT INTO main.events(source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level,\n"
+		"    time_us, clock, fields)\n"
+		"  SELECT source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level, time_us, clock, fields\n"
+		"  FROM temp.events_staged s\n"
+		"  WHERE (s.staged = 1 AND (s.local_rank IS NULL OR NOT EXISTS (SELECT 1 FROM temp.console_cover cc\n"
+		"          WHERE cc.console_id = s.source_id AND cc.local_rank = s.local_rank)))\n"
+		"     OR (s.staged = 2 AND NOT EXISTS (SELECT 1 FROM temp.console_cover cc JOIN temp.console_nccl n\n"
+		"          ON n.source_id = cc.console_id AND n.local_rank = cc.local_rank WHERE cc.rank_source = s.source_id))\n"
+		"  ORDER BY s.rowid;\n"
+		"UPDATE sources SET events = (SELECT count(*) FROM events e WHERE e.source_id = sources.source_id)\n"
+		"  WHERE source_id IN (SELECT DISTINCT source_id FROM temp.events_staged);\n"
+		"DROP TABLE temp.events_staged; DROP TABLE temp.console_cover; DROP TABLE temp.console_nccl;");
+	int64_t kept = db_int(db, "SELECT count(*) FROM main.events", 0);
+	in->sum->events_copies = in->sum->events > (uint64_t)kept ? in->sum->events - (uint64_t)kept : 0;
+	in->sum->events = (uint64_t)kept;
+	(void)staged;
 }
 
 int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
@@ -1206,6 +1374,7 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		case_writer_abort(&in.w);
 		exit_code = 130;
 	} else if (exit_code == NF_EXIT_OK) {
+		merge_console_events(&in);
 		write_meta(&in);
 		/* the attribution rewrites events' host and rank: index after it */
 		db_exec(in.w.db, "CREATE INDEX events_kind_load ON events(kind)");

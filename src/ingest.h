@@ -28,6 +28,8 @@ void ingest_default_opts(struct ingest_opts *o);
 
 struct ingest_summary {
 	uint64_t members, sources, bytes, lines, stored_lines, skipped_lines, truncated_lines, events;
+	uint64_t events_not_kept;  /* matches of `keep N` rules beyond the last N of their stream */
+	uint64_t events_copies;    /* console copies of per-rank lines, not stored twice */
 	long input_errors;
 	bool limit_hit;
 };
@@ -47,6 +49,7 @@ struct event_rec {
 	int64_t t_us;
 	enum clock_kind clock;
 	const char *fields_json;
+	int family;           /* the line's FAM_*, -1 for records that are not lines */
 };
 
 /* Returns an exit code (NF_EXIT_*) and fills sum. */

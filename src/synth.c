@@ -636,8 +636,9 @@ static int resolve_nodes(struct synth *s, struct syn_scan *sc, struct errbuf *er
 		for (int r = s->nodes[k].first_rank; s->nodes[k].real && r < s->nodes[k].first_rank + s->nodes[k].nranks;
 		     r++) {
 			if (owner[r] >= 0) {
+				int other = owner[r];
 				free(owner);
-				return errbuf_set(err, "rank %d shows up on nodes %s and %s", r, s->nodes[owner[r]].dir,
+				return errbuf_set(err, "rank %d shows up on nodes %s and %s", r, s->nodes[other].dir,
 						  s->nodes[k].dir);
 			}
 			owner[r] = (int)k;
@@ -1009,6 +1010,8 @@ static int write_output(struct synth *s, struct syn_scan *sc, const char *tmp, s
 {
 	struct archive *a = archive_write_new();
 	archive_write_add_filter_gzip(a);
+	/* no time in the gzip header: the same input and seed give the same bytes */
+	archive_write_set_filter_option(a, "gzip", "timestamp", NULL);
 	archive_write_set_format_pax_restricted(a);
 	if (archive_write_open_filename(a, tmp) != ARCHIVE_OK) {
 		errbuf_set(err, "%s", archive_error_string(a));
@@ -1178,13 +1181,13 @@ int synth_run(const struct synth_opts *o)
 	if (write_output(&s, &sc, tmp, &st, &err) < 0) {
 		fprintf(stderr, NF_PROG " synth: %s: %s\n", o->output, err.msg);
 		unlink(tmp);
-		rc = NF_EXIT_INTERNAL;
+		rc = NF_EXIT_NOTHING;
 		goto out;
 	}
 	if (rename(tmp, o->output) < 0) {
 		fprintf(stderr, NF_PROG " synth: %s: cannot rename the output into place\n", o->output);
 		unlink(tmp);
-		rc = NF_EXIT_INTERNAL;
+		rc = NF_EXIT_NOTHING;
 		goto out;
 	}
 	if (!o->quiet) {

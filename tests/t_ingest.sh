@@ -59,13 +59,23 @@ for tgz in testdata/corpus/*.tar.gz; do
 	bad=$(sql "$db" "SELECT count(*) FROM sources WHERE path LIKE '%gpu-node%' AND (host IS NULL OR instr(path, host) = 0)")
 	check_eq "ingest/$job/source-hosts" 0 "$bad"
 
-	# watchdog timeouts: one event per line that says so
-	exp=$(grep -rh "Watchdog caught collective operation timeout" "$x" | wc -l)
+	# watchdog timeouts: one event per line that says so, a console copy of a
+	# per-rank line not counted twice
+	exp=$(find "$x" -type f ! -name console.log -exec grep -h "Watchdog caught collective operation timeout" {} + | wc -l)
 	got=$(sql "$db" "SELECT count(*) FROM events WHERE kind='pg_watchdog_timeout'")
 	check_eq "ingest/$job/watchdog-timeouts" "$exp" "$got"
+	exp=$(grep -rh "Watchdog caught collective operation timeout" "$x" | wc -l)
+	got=$(sql "$db" "SELECT count(*) FROM lines WHERE text LIKE '%Watchdog caught collective operation timeout%'")
+	check_eq "ingest/$job/watchdog-timeout-lines" "$exp" "$got"
 
-	got=$(sql "$db" "SELECT group_concat(rank || ':' || n, ' ') FROM (SELECT rank, count(*) n FROM events WHERE kind='fr_entry' GROUP BY rank ORDER BY rank)")
+	# flight-recorder entries per rank: all read, and the ones kept as events
+	# (every entry not completed, the last 64 completed of each group)
+	got=$(sql "$db" "SELECT group_concat(rank || ':' || n, ' ') FROM (SELECT rank, sum(json_extract(fields,'\$.entries')) n FROM events WHERE kind='fr_kept' GROUP BY rank ORDER BY rank)")
 	check_eq "ingest/$job/flight-recorder-entries" "$(fr_expected "$job")" "$got"
+	got=$(sql "$db" "SELECT (SELECT count(*) FROM events WHERE kind='fr_entry') = (SELECT coalesce(sum(json_extract(fields,'\$.entries_kept')), 0) FROM events WHERE kind='fr_kept')")
+	check_eq "ingest/$job/flight-recorder-entries-kept" 1 "$got"
+	got=$(sql "$db" "SELECT count(*) FROM (SELECT rank, json_extract(fields,'\$.pg_id') g, count(*) n FROM events WHERE kind='fr_entry' AND json_extract(fields,'\$.state')='completed' GROUP BY 1, 2 HAVING n > 64)")
+	check_eq "ingest/$job/flight-recorder-completed-kept-at-most-64" 0 "$got"
 	rm -rf "$x"
 done
 

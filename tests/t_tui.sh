@@ -32,7 +32,7 @@ INSERT INTO findings(finding_id, kind, severity, ranks, hosts, summary, hint)
 VALUES (1, 'watchdog_timeout', 'error', '[0,1,3,4,5]', '[]', 'the peers of rank 2 timed out', NULL);
 INSERT INTO evidence(finding_id, ord, source_id, line_no, event_id, note)
 SELECT 1, row_number() OVER (ORDER BY time_us, event_id), source_id, line_no, event_id, 'timeout of r' || rank
-FROM events WHERE kind = 'pg_watchdog_timeout' AND source_id IN (SELECT source_id FROM sources WHERE kind = 'console');
+FROM events WHERE kind = 'pg_watchdog_timeout' AND source_id IN (SELECT source_id FROM sources WHERE kind = 'rank_log');
 INSERT INTO cascade(ord, rank, host, time_us, offset_ms, what, role, event_id)
 SELECT row_number() OVER (ORDER BY min(time_us)), rank, host, min(time_us),
   (min(time_us) - (SELECT min(time_us) FROM events WHERE kind = 'pg_watchdog_timeout')) / 1000,
@@ -95,7 +95,7 @@ check "tui/sql-error/status" sh -c "tail -n 1 '$T/sql-error.txt' | grep -q '^SQL
 check "tui/events/title" grep -q '^ events | stall.db | r2@gpu-node02' "$T/events.txt"
 check "tui/lines/source-path" grep -q '^ lines | stall.db | job-stall/gpu-node02/' "$T/lines.txt"
 check "tui/findings/expanded" grep -q '^>- error    watchdog_timeout' "$T/findings-expanded.txt"
-check "tui/findings/evidence-opens-lines" grep -q '^ lines | stall.db | job-stall/gpu-node03/console.log:303' "$T/findings-evidence.txt"
+check "tui/findings/evidence-opens-lines" grep -q '^ lines | stall.db | job-stall/gpu-node0[0-9]/torchrun/' "$T/findings-evidence.txt"
 check "tui/help/lists-keys" grep -q 'SQL prompt: run a SELECT' "$T/help.txt"
 "$NF_BIN" tui "$db" --ascii --script "?<End>" --dump-screen "$T/help-end.txt" > /dev/null 2>&1
 check "tui/help/lists-markers" grep -q 'the first-failure column' "$T/help-end.txt"

@@ -52,8 +52,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	o.limits.max_total_bytes = 8 << 20;
 	struct ingest_summary sum;
 	int rc = ingest_run(&o, &sum);
-	if (rc != NF_EXIT_OK && rc != NF_EXIT_INPUT && rc != NF_EXIT_NOTHING)
+	if (rc != NF_EXIT_OK && rc != NF_EXIT_INPUT && rc != NF_EXIT_NOTHING) {
+		fprintf(stderr, "fuzz_ingest: exit code %d\n", rc);
 		abort();
+	}
 	if (rc != NF_EXIT_NOTHING) {
 		struct errbuf err;
 		sqlite3 *db = case_open(out, true, &err);
@@ -63,8 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		int64_t stored = db_int(db, "SELECT coalesce(sum(stored_lines),0) FROM sources", -2);
 		int64_t lines = db_int(db, "SELECT coalesce(sum(lines),0) FROM sources", -3);
 		int64_t skipped = db_int(db, "SELECT coalesce(sum(skipped_lines),0) FROM sources", -4);
-		if (rows != stored || rows + skipped != lines)
+		if (rows != stored || rows + skipped != lines) {
+			fprintf(stderr, "fuzz_ingest: rows %lld stored %lld skipped %lld lines %lld\n", (long long)rows,
+				(long long)stored, (long long)skipped, (long long)lines);
 			abort();
+		}
 		case_close(db);
 	}
 	unlink(out);
