@@ -1,11 +1,48 @@
 /* flight_recorder.c: see flight_recorder.h. */
 #include "flight_recorder.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pickle_read.h"
+
+/* Every dump repeats the job's group configuration (the default group's
+ * member list alone is as long as the job): a (name, description, members)
+ * already read from another dump is not stored again. */
+static struct {
+	uint64_t *hash;
+	size_t n, cap;
+	pthread_mutex_t mu;
+} seen_configs = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+void fr_forget_configs(void)
+{
+	pthread_mutex_lock(&seen_configs.mu);
+	free(seen_configs.hash);
+	seen_configs.hash = NULL;
+	seen_configs.n = seen_configs.cap = 0;
+	pthread_mutex_unlock(&seen_configs.mu);
+}
+
+/* true the first time this text is seen */
+static bool first_config(const char *text, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
+	pthread_mutex_lock(&seen_configs.mu);
+	bool first = true;
+	for (size_t i = 0; i < seen_configs.n && first; i++)
+		first = seen_configs.hash[i] != h;
+	if (first) {
+		xgrow(&seen_configs.hash, &seen_configs.cap, seen_configs.n + 1, sizeof(*seen_configs.hash));
+		seen_configs.hash[seen_configs.n++] = h;
+	}
+	pthread_mutex_unlock(&seen_configs.mu);
+	return first;
+}
 
 /* completed entries kept per process group and dump (see fr_ingest) */
 #define FR_KEEP 64
@@ -233,8 +270,12 @@ static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t inde
 		jstr(b, "pg_desc", s, n);
 	}
 	jval(b, "seq", pk_get(e, "collective_seq_id"));
-	jval(b, "p2p_seq", pk_get(e, "p2p_seq_id"));
-	jval(b, "op_id", pk_get(e, "op_id"));
+	int64_t is_p2p = 0;
+	pk_int(pk_get(e, "is_p2p"), &is_p2p);
+	if (is_p2p) {
+		jval(b, "p2p_seq", pk_get(e, "p2p_seq_id"));
+		jint(b, "is_p2p", 1);
+	}
 	size_t pn;
 	const char *pname = get_str(e, "profiling_name", &pn);
 	if (pname) {
@@ -245,15 +286,17 @@ static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t inde
 			on -= 5;
 		}
 		jstr(b, "op", op, on);
-		jstr(b, "profiling_name", pname, pn);
 	}
 	int64_t numel;
 	if (numel_of(pk_get(e, "input_sizes"), &numel))
 		jint(b, "numel_in", numel);
 	if (numel_of(pk_get(e, "output_sizes"), &numel))
 		jint(b, "numel_out", numel);
-	jval(b, "in_sizes", pk_get(e, "input_sizes"));
-	jval(b, "out_sizes", pk_get(e, "output_sizes"));
+	/* the shapes only when there is more than one tensor (numel says the rest) */
+	if (pk_len(pk_get(e, "input_sizes")) > 1)
+		jval(b, "in_sizes", pk_get(e, "input_sizes"));
+	if (pk_len(pk_get(e, "output_sizes")) > 1)
+		jval(b, "out_sizes", pk_get(e, "output_sizes"));
 	const struct pk_value *dt = pk_get(e, "input_dtypes");
 	if (dt && pk_len(dt) > 0) {
 		size_t n;
@@ -273,10 +316,11 @@ static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t inde
 	if (dur && !pk_is_none(dur))
 		jval(b, "duration_ms", dur);
 	jval(b, "timeout_ms", pk_get(e, "timeout_ms"));
-	jval(b, "is_p2p", pk_get(e, "is_p2p"));
-	jval(b, "retired", pk_get(e, "retired"));
+	/* the call site, for what did not complete (what a reader looks at) */
+	size_t sn;
+	const char *state = get_str(e, "state", &sn);
 	const struct pk_value *frames = pk_get(e, "frames");
-	if (frames) {
+	if (frames && (!state || strcmp(state, "completed") != 0)) {
 		user_frame(frames, tmp);
 		if (tmp->len)
 			jstr(b, "frame", tmp->data, tmp->len);
@@ -336,9 +380,9 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 		const char *s = get_str(v, "desc", &n);
 		jstr(&b, "pg_desc", s, n);
 		jval(&b, "ranks", pk_get(v, "ranks"));
-		jint(&b, "index", (int64_t)i);
 		buf_putc(&b, '}');
-		emit(&fe, 0, "fr_pg_config", "info", &b, false, 0);
+		if (first_config(b.data, b.len))
+			emit(&fe, 0, "fr_pg_config", "info", &b, false, 0);
 	}
 	/* local PG id -> (name, desc), from the entries */
 	const struct pk_value *status = pk_get(root, "pg_status");

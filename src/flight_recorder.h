@@ -27,4 +27,7 @@ typedef void (*event_emit_fn)(void *ctx, const struct event_rec *e);
 int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_emit_fn emit, void *ctx,
 	      long *lines, uint64_t *bytes, struct errbuf *err);
 
+/* Forgets the group configurations seen in earlier dumps (one ingest). */
+void fr_forget_configs(void);
+
 #endif

@@ -178,6 +178,7 @@ struct pipe {
 	int in_flight;             /* chunks queued or being written */
 	bool closed;
 	struct chunk *cur;         /* being filled by the reader */
+	bool serial;               /* no writer thread: chunks run as they fill */
 	pthread_t thread;
 	struct ingest *in;
 	/* writer-side state */
@@ -187,6 +188,7 @@ struct pipe {
 	 * summary and the diagnostics need, handed over after the join */
 	long w_events, w_errors;
 	uint64_t w_lines;
+	int fr_pending; /* dumps handed over and not yet read (under mu) */
 	struct buf w_diag; /* "path\tmessage\n" */
 };
 
@@ -242,31 +244,43 @@ static struct chunk *chunk_new(size_t cap)
 	return ch;
 }
 
+static void run_chunk(struct pipe *p, const struct chunk *ch);
+
 /* Reader: hands the current chunk to the writer (waiting while PIPE_CHUNKS
- * are in flight) and starts a new one with room for at least need bytes. */
+ * are in flight) and starts a new one with room for at least need bytes.
+ * Serial mode (NF_INGEST_SERIAL=1, for tests): runs the chunk right here. */
 static void pipe_push(struct pipe *p, size_t need)
 {
-	pthread_mutex_lock(&p->mu);
-	if (p->cur && p->cur->len) {
-		while (p->in_flight >= PIPE_CHUNKS)
-			pthread_cond_wait(&p->cond, &p->mu);
-		if (p->tail)
-			p->tail->next = p->cur;
-		else
-			p->head = p->cur;
-		p->tail = p->cur;
-		p->in_flight++;
-		p->cur = NULL;
-		pthread_cond_broadcast(&p->cond);
+	struct chunk *old = p->cur, *ch = NULL;
+	p->cur = NULL;
+	if (p->serial) {
+		if (old)
+			run_chunk(p, old);
+		if (old && need <= old->cap) {
+			ch = old;
+			old = NULL;
+		}
+	} else {
+		pthread_mutex_lock(&p->mu);
+		if (old && old->len) {
+			while (p->in_flight >= PIPE_CHUNKS)
+				pthread_cond_wait(&p->cond, &p->mu);
+			if (p->tail)
+				p->tail->next = old;
+			else
+				p->head = old;
+			p->tail = old;
+			p->in_flight++;
+			old = NULL;
+			pthread_cond_broadcast(&p->cond);
+		}
+		if (p->spare && need <= p->spare->cap) {
+			ch = p->spare;
+			p->spare = ch->next;
+		}
+		pthread_mutex_unlock(&p->mu);
 	}
-	struct chunk *ch = NULL;
-	if (!p->cur && p->spare && need <= p->spare->cap) {
-		ch = p->spare;
-		p->spare = ch->next;
-	}
-	pthread_mutex_unlock(&p->mu);
-	if (p->cur)
-		return;
+	free(old); /* empty, and too small for what comes */
 	if (!ch)
 		ch = chunk_new(need > PIPE_CHUNK ? need : PIPE_CHUNK);
 	ch->next = NULL;
@@ -412,13 +426,37 @@ static void tails_flush(struct member_ctx *m)
 	m->ntails = m->tails_cap = 0;
 }
 
-/* True when the writer has nothing queued: it could take more work. */
-static bool pipe_idle(struct pipe *p)
+/* Should the writer read the next flight-recorder dump? When it has nothing
+ * queued, and also while it has dumps of ours still to read: dumps are read
+ * in their order either way (flight_recorder.c remembers what earlier dumps
+ * said), so that the events are those of a serial load. */
+static bool pipe_takes_dump(struct pipe *p)
 {
+	if (p->serial)
+		return false;
 	pthread_mutex_lock(&p->mu);
-	bool idle = p->in_flight == 0;
+	bool take = p->in_flight == 0 || p->fr_pending > 0;
+	if (take)
+		p->fr_pending++;
 	pthread_mutex_unlock(&p->mu);
-	return idle;
+	return take;
+}
+
+/* Before the reader reads a dump itself: the dumps handed over are read. */
+static void pipe_wait_dumps(struct pipe *p)
+{
+	if (p->serial)
+		return;
+	pthread_mutex_lock(&p->mu);
+	bool pending = p->fr_pending > 0;
+	pthread_mutex_unlock(&p->mu);
+	if (!pending)
+		return;
+	pipe_push(p, 0); /* they may sit in the chunk being filled */
+	pthread_mutex_lock(&p->mu);
+	while (p->fr_pending > 0)
+		pthread_cond_wait(&p->cond, &p->mu);
+	pthread_mutex_unlock(&p->mu);
 }
 
 static void sql_update(struct case_writer *w, const struct op_update *o, const char *host, const char *reason,
@@ -579,6 +617,10 @@ static void writer_fr(struct pipe *p, const struct op_fr *o, const char *path, c
 	p->w_events += f.events;
 	p->w_lines += (uint64_t)lines;
 	free(cpath);
+	pthread_mutex_lock(&p->mu);
+	p->fr_pending--;
+	pthread_cond_broadcast(&p->cond);
+	pthread_mutex_unlock(&p->mu);
 }
 
 /* Writer: one operation at r; returns the byte after it. */
@@ -656,6 +698,13 @@ static const unsigned char *run_op(struct pipe *p, const unsigned char *r)
 	die("ingest: bad operation %d in the writer queue", code);
 }
 
+static void run_chunk(struct pipe *p, const struct chunk *ch)
+{
+	const unsigned char *r = ch->data, *end = ch->data + ch->len;
+	while (r < end)
+		r = run_op(p, r);
+}
+
 static void *writer_main(void *arg)
 {
 	struct pipe *p = arg;
@@ -672,9 +721,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&p->mu);
 		if (!ch)
 			break; /* closed and drained */
-		const unsigned char *r = ch->data, *end = ch->data + ch->len;
-		while (r < end)
-			r = run_op(p, r);
+		run_chunk(p, ch);
 		pthread_mutex_lock(&p->mu);
 		p->in_flight--;
 		if (ch->cap == PIPE_CHUNK) {
@@ -696,8 +743,10 @@ static void pipe_start(struct ingest *in)
 	pthread_cond_init(&p->cond, NULL);
 	p->in = in;
 	p->zctx = block_zctx_new();
+	const char *serial = getenv("NF_INGEST_SERIAL");
+	p->serial = serial && *serial && strcmp(serial, "0") != 0;
 	in->pipe = p;
-	if (pthread_create(&p->thread, NULL, writer_main, p) != 0)
+	if (!p->serial && pthread_create(&p->thread, NULL, writer_main, p) != 0)
 		die("cannot start the writer thread");
 }
 
@@ -708,11 +757,13 @@ static void pipe_finish(struct ingest *in)
 	if (!p)
 		return;
 	pipe_push(p, 0);
-	pthread_mutex_lock(&p->mu);
-	p->closed = true;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->mu);
-	pthread_join(p->thread, NULL);
+	if (!p->serial) {
+		pthread_mutex_lock(&p->mu);
+		p->closed = true;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(p->thread, NULL);
+	}
 	in->sum->events += (uint64_t)p->w_events;
 	in->sum->lines += p->w_lines;
 	in->sum->skipped_lines += p->w_lines;
@@ -1128,7 +1179,7 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 static int ingest_flight_recorder(struct ingest *in, const struct member_info *mi, struct member_stream *ms,
 				  struct member_ctx *m)
 {
-	if (mi->size >= 0 && (uint64_t)mi->size <= FR_HANDOFF_MAX && pipe_idle(in->pipe)) {
+	if (mi->size >= 0 && (uint64_t)mi->size <= FR_HANDOFF_MAX && pipe_takes_dump(in->pipe)) {
 		struct pipe *p = in->pipe;
 		struct op_fr o = {.source_id = m->source_id, .path_rank = m->mc.path_rank,
 				  .path_len = (uint32_t)strlen(mi->path)};
@@ -1148,6 +1199,7 @@ static int ingest_flight_recorder(struct ingest *in, const struct member_info *m
 		}
 		die("ingest: %s: larger than its header says", mi->path);
 	}
+	pipe_wait_dumps(in->pipe);
 	struct errbuf err = {{0}};
 	long lines = 0;
 	uint64_t bytes = 0;
@@ -1295,18 +1347,26 @@ static void merge_console_events(struct ingest *in)
 		"CREATE TEMP TABLE console_nccl AS SELECT DISTINCT source_id, local_rank FROM main.events\n"
 		"  WHERE local_rank IS NOT NULL AND kind >= 'nccl_' AND kind < 'nccl`'\n"
 		"    AND source_id IN (SELECT source_id FROM sources WHERE kind = 'console');\n"
+		"CREATE TEMP TABLE shadowed(rank_source INTEGER PRIMARY KEY);\n"
+		"INSERT OR IGNORE INTO shadowed SELECT cc.rank_source FROM temp.console_cover cc JOIN temp.console_nccl n\n"
+		"  ON n.source_id = cc.console_id AND n.local_rank = cc.local_rank;\n"
 		"INSERT INTO main.events(source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level,\n"
 		"    time_us, clock, fields)\n"
 		"  SELECT source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level, time_us, clock, fields\n"
 		"  FROM temp.events_staged s\n"
 		"  WHERE (s.staged = 1 AND (s.local_rank IS NULL OR NOT EXISTS (SELECT 1 FROM temp.console_cover cc\n"
 		"          WHERE cc.console_id = s.source_id AND cc.local_rank = s.local_rank)))\n"
-		"     OR (s.staged = 2 AND NOT EXISTS (SELECT 1 FROM temp.console_cover cc JOIN temp.console_nccl n\n"
-		"          ON n.source_id = cc.console_id AND n.local_rank = cc.local_rank WHERE cc.rank_source = s.source_id))\n"
+		"     OR (s.staged = 2 AND s.source_id NOT IN (SELECT rank_source FROM temp.shadowed))\n"
 		"  ORDER BY s.rowid;\n"
-		"UPDATE sources SET events = (SELECT count(*) FROM events e WHERE e.source_id = sources.source_id)\n"
+		/* one pass over events (no index on source_id yet: a count per
+		 * source would scan the table once per source) */
+		"CREATE TEMP TABLE source_events(source_id INTEGER PRIMARY KEY, n INTEGER);\n"
+		"INSERT INTO temp.source_events SELECT source_id, count(*) FROM main.events\n"
+		"  WHERE source_id IN (SELECT DISTINCT source_id FROM temp.events_staged) GROUP BY source_id;\n"
+		"UPDATE sources SET events = coalesce((SELECT n FROM temp.source_events c WHERE c.source_id = sources.source_id), 0)\n"
 		"  WHERE source_id IN (SELECT DISTINCT source_id FROM temp.events_staged);\n"
-		"DROP TABLE temp.events_staged; DROP TABLE temp.console_cover; DROP TABLE temp.console_nccl;");
+		"DROP TABLE temp.source_events;\n"
+		"DROP TABLE temp.events_staged; DROP TABLE temp.console_cover; DROP TABLE temp.console_nccl; DROP TABLE temp.shadowed;");
 	int64_t kept = db_int(db, "SELECT count(*) FROM main.events", 0);
 	in->sum->events_copies = in->sum->events > (uint64_t)kept ? in->sum->events - (uint64_t)kept : 0;
 	in->sum->events = (uint64_t)kept;
@@ -1346,6 +1406,7 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	progress_init(&in.prog, o->progress && !o->quiet);
 	struct walk_sink sink = {.member = on_member, .error = report_error, .ctx = &in};
 	in.sink = &sink;
+	fr_forget_configs();
 	pipe_start(&in);
 	int rc = walk_input(o->input, &in.limits, &sink, &in.stats, &err);
 	pipe_finish(&in);
