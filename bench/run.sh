@@ -19,6 +19,8 @@
 #   BENCH_REUSE=1      keep synthesized inputs from an earlier run
 #   BENCH_PROFILE=0    no perf profile of the 1,024-rank ingest
 #   BENCH_MD=file      where the report goes (default BENCHMARKS.md; "-": none)
+#   BENCH_TIMEOUT=s    longest any one command may run (default 1800): past
+#                      it the command is stopped and its cell says "timeout"
 set -u
 cd "$(dirname "$0")/.." || exit 2
 BIN=${NF_BIN:-./ncclforensic}
@@ -37,11 +39,17 @@ mkdir -p "$DIR"
 T0=$(date +%s)
 LOAD0=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 
-# timed CMD...: runs CMD with GNU time; sets W (wall s), C (user+sys s), R
-# (peak RSS MiB), RC (exit status). Output of CMD goes to $DIR/last.out.
+# timed CMD...: runs CMD with GNU time (and a timeout); sets W (wall s), C
+# (user+sys s), R (peak RSS MiB), RC (exit status; 124: timed out, then W is
+# "timeout"). Output of CMD goes to $DIR/last.out.
 timed() {
-	"$TIME" -f '%e %U %S %M' -o "$DIR/time.txt" "$@" > "$DIR/last.out" 2>&1
+	: > "$DIR/time.txt"
+	timeout "${BENCH_TIMEOUT:-1800}" "$TIME" -f '%e %U %S %M' -o "$DIR/time.txt" "$@" > "$DIR/last.out" 2>&1
 	RC=$?
+	if [ $RC -eq 124 ] || [ ! -s "$DIR/time.txt" ]; then
+		W=timeout C=- R=-
+		return
+	fi
 	set -- $(tail -n 1 "$DIR/time.txt")
 	W=$1
 	C=$(echo "$2 $3" | awk '{printf "%.2f", $1 + $2}')
@@ -92,8 +100,13 @@ for spec in $inputs; do
 	export NF_TIMINGS=1
 	timed "$BIN" ingest "$job" -o "$db" -q
 	unset NF_TIMINGS
-	[ $RC -le 1 ] || die "ingest $name failed ($RC): $(tail -n 3 "$DIR/last.out")"
+	[ $RC -le 1 ] || [ "$W" = timeout ] || die "ingest $name failed ($RC): $(tail -n 3 "$DIR/last.out")"
 	IW=$W IC=$C IR=$R
+	if [ "$IW" = timeout ]; then
+		printf '%s\t%s\t-\t-\t%s\t%s\t%s\ttimeout\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t-\n' \
+			"$name" "$ranks" "$(mb "$raw")" "$(mb "$gz")" "$FW" "$SW" >> "$ROWS"
+		continue
+	fi
 	# phases: "timing: NAME WALL s wall CPU s cpu"
 	awk -v n="$name" '$1 == "timing:" { printf "%s\t%s\t%s\t%s\n", n, $2, $3, $6 }' "$DIR/last.out" >> "$PHASES"
 	dbsize=$(wc -c < "$db")

@@ -11,7 +11,8 @@
 
 static const char nccl_coll_sql[] =
 	"DROP TABLE IF EXISTS temp.fr_covered;\n"
-	"CREATE TEMP TABLE fr_covered AS SELECT DISTINCT rank, pg FROM collectives WHERE evidence = 'flight recorder';\n"
+	"CREATE TEMP TABLE fr_covered(rank INTEGER, pg TEXT, PRIMARY KEY(rank, pg));\n"
+	"INSERT OR IGNORE INTO fr_covered SELECT rank, pg FROM collectives WHERE evidence = 'flight recorder';\n"
 
 	/* the n-th collective a process logged on a communicator is its seq n
 	 * (field n, counted at ingest: only the last matches are kept as events);

@@ -45,7 +45,7 @@ static bool first_config(const char *text, size_t n)
 }
 
 /* completed entries kept per process group and dump (see fr_ingest) */
-#define FR_KEEP 64
+#define FR_KEEP 32
 
 struct counting_reader {
 	struct member_stream *ms;

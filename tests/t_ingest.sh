@@ -69,13 +69,13 @@ for tgz in testdata/corpus/*.tar.gz; do
 	check_eq "ingest/$job/watchdog-timeout-lines" "$exp" "$got"
 
 	# flight-recorder entries per rank: all read, and the ones kept as events
-	# (every entry not completed, the last 64 completed of each group)
+	# (every entry not completed, the last 32 completed of each group)
 	got=$(sql "$db" "SELECT group_concat(rank || ':' || n, ' ') FROM (SELECT rank, sum(json_extract(fields,'\$.entries')) n FROM events WHERE kind='fr_kept' GROUP BY rank ORDER BY rank)")
 	check_eq "ingest/$job/flight-recorder-entries" "$(fr_expected "$job")" "$got"
 	got=$(sql "$db" "SELECT (SELECT count(*) FROM events WHERE kind='fr_entry') = (SELECT coalesce(sum(json_extract(fields,'\$.entries_kept')), 0) FROM events WHERE kind='fr_kept')")
 	check_eq "ingest/$job/flight-recorder-entries-kept" 1 "$got"
-	got=$(sql "$db" "SELECT count(*) FROM (SELECT rank, json_extract(fields,'\$.pg_id') g, count(*) n FROM events WHERE kind='fr_entry' AND json_extract(fields,'\$.state')='completed' GROUP BY 1, 2 HAVING n > 64)")
-	check_eq "ingest/$job/flight-recorder-completed-kept-at-most-64" 0 "$got"
+	got=$(sql "$db" "SELECT count(*) FROM (SELECT rank, json_extract(fields,'\$.pg_id') g, count(*) n FROM events WHERE kind='fr_entry' AND json_extract(fields,'\$.state')='completed' GROUP BY 1, 2 HAVING n > 32)")
+	check_eq "ingest/$job/flight-recorder-completed-kept-at-most-32" 0 "$got"
 	rm -rf "$x"
 done
 

@@ -55,6 +55,15 @@ check_eq "synth/big-16/per-rank-files-attributed" 0 "$bad"
 # the world communicator has 16 ranks; node-local ones keep 2; dp ones grow to 8
 check_eq "synth/big-16/comm-sizes" "2 8 16" "$(sql "$S/big16.db" "SELECT group_concat(n, ' ') FROM (SELECT DISTINCT json_extract(fields,'\$.nranks') n FROM events WHERE kind='nccl_comm_init' ORDER BY n)")"
 check_eq "synth/big-16/groups" "11" "$(sql "$S/big16.db" "SELECT count(*) FROM process_groups")"
+# the ingest's two threads (reader, SQLite writer) give the case of a serial load
+NF_INGEST_SERIAL=1 "$NF_BIN" ingest "$S/big16.tar.gz" -o "$S/big16s.db" -q --no-analyze > /dev/null 2>&1
+"$NF_BIN" ingest "$S/big16.tar.gz" -o "$S/big16t.db" -q --no-analyze > /dev/null 2>&1
+q="SELECT count(*), sum(length(fields)), sum(line_no), sum(source_id * event_id % 1000003), sum(coalesce(rank, -1)) FROM events"
+check_eq "synth/big-16/threads-same-events" "$(sql "$S/big16s.db" "$q")" "$(sql "$S/big16t.db" "$q")"
+q="SELECT count(*), sum(length(text)), sum(coalesce(rank, -1)), sum(coalesce(time_us, 0) % 1000003) FROM lines"
+check_eq "synth/big-16/threads-same-lines" "$(sql "$S/big16s.db" "$q")" "$(sql "$S/big16t.db" "$q")"
+q="SELECT count(*), sum(length(data)), sum(raw_bytes) FROM line_blocks"
+check_eq "synth/big-16/threads-same-blocks" "$(sql "$S/big16s.db" "$q")" "$(sql "$S/big16t.db" "$q")"
 
 # --- 256 ranks from stall: the fault in every copy -----------------------------
 check "synth/stall-256/exit-0" "$NF_BIN" synth --from testdata/corpus/stall.tar.gz --ranks 256 -o "$S/st256.tar.gz" -q
