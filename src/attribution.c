@@ -23,11 +23,38 @@ struct strset {
 	size_t n, cap;
 };
 
+/* The set is sorted (set_sort) before lookups: binary search on (length, bytes). */
+static int cmp_len_bytes(const char *a, size_t al, const char *b, size_t bl)
+{
+	if (al != bl)
+		return al < bl ? -1 : 1;
+	return memcmp(a, b, al);
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	return cmp_len_bytes(x, strlen(x), y, strlen(y));
+}
+
+static void set_sort(struct strset *s)
+{
+	xqsort(s->items, s->n, sizeof(*s->items), cmp_item);
+}
+
 static bool set_has(const struct strset *s, const char *x, size_t len)
 {
-	for (size_t i = 0; i < s->n; i++)
-		if (strlen(s->items[i]) == len && memcmp(s->items[i], x, len) == 0)
+	size_t lo = 0, hi = s->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = cmp_len_bytes(s->items[mid], strlen(s->items[mid]), x, len);
+		if (c == 0)
 			return true;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return false;
 }
 
@@ -81,12 +108,13 @@ static void resolve_source_hosts(sqlite3 *db)
 	sqlite3_stmt *st = db_prepare(db, known_hosts_sql);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *h = (const char *)sqlite3_column_text(st, 0);
-		if (!h || !*h || set_has(&hosts, h, strlen(h)))
+		if (!h || !*h)
 			continue;
 		xgrow(&hosts.items, &hosts.cap, hosts.n + 1, sizeof(*hosts.items));
 		hosts.items[hosts.n++] = xstrdup(h);
 	}
 	sqlite3_finalize(st);
+	set_sort(&hosts); /* the query's UNION already removed duplicates */
 
 	/* the path depth where host names usually sit */
 	int depth_votes[16] = {0};

@@ -1330,14 +1330,33 @@ static void write_meta(struct ingest *in)
 static void merge_console_events(struct ingest *in)
 {
 	sqlite3 *db = in->w.db;
+	/* each per-rank file under each of its ancestor directories: a console
+	 * covers the files below its own directory (an equality join, not a
+	 * prefix comparison of every pair) */
+	db_exec(db, "CREATE TEMP TABLE rank_dirs(dir TEXT, source_id INTEGER, local_rank INTEGER);"
+		    "CREATE INDEX temp.rank_dirs_dir ON rank_dirs(dir);");
+	sqlite3_stmt *q = db_prepare(db, "SELECT source_id, path, local_rank FROM sources"
+					 " WHERE kind IN ('rank_log', 'empty') AND local_rank IS NOT NULL");
+	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO temp.rank_dirs VALUES(?,?,?)");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		const char *path = (const char *)sqlite3_column_text(q, 1);
+		for (const char *p = path; (p = strchr(p, '/')); p++) {
+			sqlite3_bind_text(ins, 1, path, (int)(p - path + 1), SQLITE_TRANSIENT);
+			sqlite3_bind_int64(ins, 2, sqlite3_column_int64(q, 0));
+			sqlite3_bind_int(ins, 3, sqlite3_column_int(q, 2));
+			db_step_done(ins);
+		}
+	}
+	sqlite3_finalize(q);
+	sqlite3_finalize(ins);
 	int64_t staged = db_int(db, "SELECT count(*) FROM temp.events_staged", 0);
 	db_exec(db,
-		/* which local ranks of each console have their own stdout and stderr files below it */
+		/* which local ranks of each console have their own stdout and stderr files below it
+		 * (temp.rank_dirs: every directory above each per-rank file, see below) */
 		"CREATE TEMP TABLE console_cover AS\n"
-		"  SELECT c.source_id AS console_id, r.source_id AS rank_source, r.local_rank AS local_rank\n"
+		"  SELECT c.source_id AS console_id, d.source_id AS rank_source, d.local_rank AS local_rank\n"
 		"  FROM (SELECT source_id, rtrim(path, replace(path, '/', '')) AS dir FROM sources WHERE kind = 'console') c\n"
-		"  JOIN sources r ON r.kind IN ('rank_log', 'empty') AND r.local_rank IS NOT NULL\n"
-		"    AND substr(r.path, 1, length(c.dir)) = c.dir;\n"
+		"  JOIN temp.rank_dirs d ON d.dir = c.dir;\n"
 		"DELETE FROM console_cover WHERE (console_id, local_rank) NOT IN (SELECT cc.console_id, cc.local_rank\n"
 		"  FROM console_cover cc JOIN sources r ON r.source_id = cc.rank_source GROUP BY cc.console_id, cc.local_rank\n"
 		"  HAVING count(DISTINCT CASE WHEN r.path LIKE '%stdout%' THEN 1 WHEN r.path LIKE '%stderr%' THEN 2 END) = 2);\n"
@@ -1366,7 +1385,8 @@ static void merge_console_events(struct ingest *in)
 		"UPDATE sources SET events = coalesce((SELECT n FROM temp.source_events c WHERE c.source_id = sources.source_id), 0)\n"
 		"  WHERE source_id IN (SELECT DISTINCT source_id FROM temp.events_staged);\n"
 		"DROP TABLE temp.source_events;\n"
-		"DROP TABLE temp.events_staged; DROP TABLE temp.console_cover; DROP TABLE temp.console_nccl; DROP TABLE temp.shadowed;");
+		"DROP TABLE temp.events_staged; DROP TABLE temp.console_cover; DROP TABLE temp.console_nccl; DROP TABLE temp.shadowed;"
+		"DROP TABLE temp.rank_dirs;");
 	int64_t kept = db_int(db, "SELECT count(*) FROM main.events", 0);
 	in->sum->events_copies = in->sum->events > (uint64_t)kept ? in->sum->events - (uint64_t)kept : 0;
 	in->sum->events = (uint64_t)kept;
