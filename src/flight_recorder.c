@@ -98,7 +98,7 @@ static void json_value(struct buf *b, const struct pk_value *v, int depth)
 		break;
 	case PK_INT:
 		pk_int(v, &i);
-		buf_printf(b, "%lld", (long long)i);
+		buf_int(b, i);
 		break;
 	case PK_FLOAT:
 		pk_float(v, &d);
@@ -172,7 +172,7 @@ static void jval(struct buf *b, const char *k, const struct pk_value *v)
 static void jint(struct buf *b, const char *k, int64_t v)
 {
 	jkey(b, k);
-	buf_printf(b, "%lld", (long long)v);
+	buf_int(b, v);
 }
 
 static const char *get_str(const struct pk_value *d, const char *key, size_t *n)

@@ -403,7 +403,13 @@ static void tail_push(struct member_ctx *m, struct tail *t, const struct event_r
 	k->e = *e;
 	const char *f = e->fields_json ? e->fields_json : "{}";
 	size_t fl = strlen(f);
-	k->fields = fl > 2 ? xasprintf("%.*s,\"n\":%ld}", (int)(fl - 1), f, n) : xasprintf("{\"n\":%ld}", n);
+	struct buf fb = {0};
+	buf_reserve(&fb, fl + 24);
+	buf_append(&fb, f, fl > 2 ? fl - 1 : 1); /* without the closing brace */
+	buf_puts(&fb, fl > 2 ? ",\"n\":" : "\"n\":");
+	buf_int(&fb, n);
+	buf_putc(&fb, '}');
+	k->fields = fb.data;
 	k->host = e->host && e->host_len ? xstrndup(e->host, e->host_len) : NULL;
 	k->e.fields_json = k->fields;
 	k->e.host = k->host;

@@ -193,6 +193,23 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+void buf_int(struct buf *b, int64_t v)
+{
+	char tmp[24];
+	int n = 0;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do {
+		tmp[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		tmp[n++] = '-';
+	buf_reserve(b, (size_t)n);
+	while (n)
+		b->data[b->len++] = tmp[--n];
+	b->data[b->len] = '\0';
+}
+
 void buf_clear(struct buf *b)
 {
 	b->len = 0;
