@@ -1,6 +1,6 @@
-/* cmd_analyze.c: `ncclforensic analyze CASE.db`: re-runs attribution and the
- * analyses on an existing case (after adding grammars, say) and prints the
- * verdict. */
+/* cmd_analyze.c: `ncclforensic analyze CASE.db`: re-runs the analyses on an
+ * existing case and prints the verdict (--reattribute: the attribution of
+ * sources and events to hosts and ranks too). */
 #include <stdio.h>
 #include <string.h>
 
@@ -14,24 +14,29 @@
 int cmd_analyze(int argc, char **argv)
 {
 	const char *path = NULL;
-	bool quiet = false;
+	bool quiet = false, reattribute = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("usage: " NF_PROG " analyze CASE.db [-q]\n"
-			       "  re-runs the attribution of lines to hosts and ranks and every analysis,\n"
-			       "  replacing the verdict, findings and derived tables; prints the verdict\n");
+			printf("usage: " NF_PROG " analyze CASE.db [-q] [--reattribute]\n"
+			       "  re-runs every analysis, replacing the verdict, findings and derived tables,\n"
+			       "  and prints the verdict\n"
+			       "  -q, --quiet      print nothing\n"
+			       "  --reattribute    also redo the attribution of sources and events to hosts\n"
+			       "                   and ranks (ingest did it; needed after editing them by hand)\n");
 			return NF_EXIT_OK;
 		} else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
 			quiet = true;
+		} else if (strcmp(argv[i], "--reattribute") == 0) {
+			reattribute = true;
 		} else if (!path && argv[i][0] != '-') {
 			path = argv[i];
 		} else {
-			fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q]\n");
+			fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--reattribute]\n");
 			return NF_EXIT_USAGE;
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q]\n");
+		fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--reattribute]\n");
 		return NF_EXIT_USAGE;
 	}
 	struct errbuf err;
@@ -41,7 +46,8 @@ int cmd_analyze(int argc, char **argv)
 		return NF_EXIT_NOTHING;
 	}
 	db_exec(db, "BEGIN IMMEDIATE");
-	attribution_run(db);
+	if (reattribute)
+		attribution_run(db);
 	analysis_run(db);
 	db_exec(db, "COMMIT");
 	if (!quiet)
