@@ -96,6 +96,10 @@ bool diag_unresponsive(struct diagnosis *d);
 bool diag_stalled_text(struct diagnosis *d);
 bool diag_completed(struct diagnosis *d);
 void diag_responsiveness(struct diagnosis *d);
+/* The collective the culprits' peers waited on first (pg key, seq, op, the
+ * event that says so): the earliest-started timed-out collective, in a group
+ * a culprit belongs to when the members are known. */
+void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev);
 
 /* diagnosis_write.c */
 void diag_write(struct diagnosis *d);

@@ -55,7 +55,7 @@ void diag_responsiveness(struct diagnosis *d)
 /* The collective the culprits' peers waited on first: the timed-out
  * collective with the earliest start, in a group a culprit belongs to when
  * the logs tell the groups' members. */
-static void first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
+void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
 {
 	struct buf ranks = {0};
 	for (size_t i = 0; i < d->v.nculprits; i++)
@@ -195,7 +195,7 @@ bool diag_mismatch(struct diagnosis *d)
 		v->confidence = "medium";
 		v->first_failure_t = d->t0;
 		int64_t wev = 0;
-		first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
+		diag_first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
 		if (pg[0]) {
 			set_pg(d, pg);
 			v->seq = seq;
@@ -395,7 +395,7 @@ static bool desync_report(struct diagnosis *d)
 	long seq = -1;
 	char pg[128] = "", op[32] = "";
 	int64_t wev = 0;
-	first_wait(d, pg, sizeof(pg), &seq, op, sizeof(op), &wev);
+	diag_first_wait(d, pg, sizeof(pg), &seq, op, sizeof(op), &wev);
 	if (pg[0])
 		set_pg(d, pg);
 	struct buf l = {0};
@@ -625,7 +625,7 @@ bool diag_unresponsive(struct diagnosis *d)
 	long seq = -1;
 	char pg[128] = "";
 	int64_t wev = 0;
-	first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
+	diag_first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
 	if (pg[0]) {
 		set_pg(d, pg);
 		v->seq = seq;
@@ -675,7 +675,7 @@ bool diag_stalled_text(struct diagnosis *d)
 	long seq = -1;
 	char pg[128] = "";
 	int64_t wev = 0;
-	first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
+	diag_first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
 	if (pg[0]) {
 		set_pg(d, pg);
 		v->seq = seq;

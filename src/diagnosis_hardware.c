@@ -126,28 +126,13 @@ static bool link_lost(struct diagnosis *d, int64_t lo, int64_t hi, struct sysmsg
 /* the collective the ranks timed out in: the earliest-started one of a group a culprit belongs to */
 static void stalled_collective(struct diagnosis *d, int64_t *ev)
 {
-	struct buf ranks = {0};
-	for (size_t i = 0; i < d->v.nculprits; i++)
-		buf_printf(&ranks, "%s%d", i ? "," : "", d->v.culprits[i]);
-	char *sql = sqlite3_mprintf(
-		"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
-		" WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
-		" ORDER BY c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
-		" e.time_us - coalesce(json_extract(e.fields,'$.ran_ms'), 0) * 1000, e.time_us LIMIT 1",
-		ranks.data ? ranks.data : "-1");
-	sqlite3_stmt *st = db_prepare(d->db, sql);
-	sqlite3_free(sql);
-	buf_free(&ranks);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		char pg[128];
-		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 0));
+	char pg[128] = "";
+	long seq = -1;
+	diag_first_wait(d, pg, sizeof(pg), &seq, d->v.op, sizeof(d->v.op), ev);
+	if (pg[0]) {
 		diag_pg_display(d, pg, d->v.pg, sizeof(d->v.pg));
-		d->v.seq = sqlite3_column_int64(st, 1);
-		const char *op = (const char *)sqlite3_column_text(st, 2);
-		snprintf(d->v.op, sizeof(d->v.op), "%s", op ? op : "");
-		*ev = sqlite3_column_int64(st, 3);
+		d->v.seq = seq;
 	}
-	sqlite3_finalize(st);
 }
 
 /* "the first timeout (rank 3, gpu-node02, at 23:56:08.174)" */
