@@ -100,6 +100,8 @@ void diag_responsiveness(struct diagnosis *d);
  * event that says so): the earliest-started timed-out collective, in a group
  * a culprit belongs to when the members are known. */
 void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev);
+/* The same, written into the verdict's group, seq and op where unset; returns the event. */
+int64_t diag_wait_into_verdict(struct diagnosis *d);
 
 /* diagnosis_write.c */
 void diag_write(struct diagnosis *d);

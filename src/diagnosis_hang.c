@@ -83,6 +83,23 @@ static void set_pg(struct diagnosis *d, const char *pg)
 	diag_pg_display(d, pg, d->v.pg, sizeof(d->v.pg));
 }
 
+/* Puts the collective the culprits' peers waited on into the verdict, where
+ * the verdict has not said otherwise; returns the event that shows it. */
+int64_t diag_wait_into_verdict(struct diagnosis *d)
+{
+	char pg[128] = "", op[32] = "";
+	long seq = -1;
+	int64_t ev = 0;
+	diag_first_wait(d, pg, sizeof(pg), &seq, op, sizeof(op), &ev);
+	if (pg[0] && !d->v.pg[0])
+		set_pg(d, pg);
+	if (pg[0] && d->v.seq < 0)
+		d->v.seq = seq;
+	if (pg[0] && !d->v.op[0])
+		snprintf(d->v.op, sizeof(d->v.op), "%s", op);
+	return ev;
+}
+
 /* ---- collective mismatch ---- */
 
 struct sig {
@@ -194,20 +211,15 @@ bool diag_mismatch(struct diagnosis *d)
 		v->cause = "collective_mismatch";
 		v->confidence = "medium";
 		v->first_failure_t = d->t0;
-		int64_t wev = 0;
-		diag_first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
-		if (pg[0]) {
-			set_pg(d, pg);
-			v->seq = seq;
-		}
+		int64_t wev = diag_wait_into_verdict(d);
 		struct buf who = {0};
 		rank_desc(d, rank, &who);
 		buf_printf(&v->summary,
 			   "%s received a message of the wrong size from a peer (NCCL: \"message truncated\"): the ranks"
 			   " called collectives of different sizes or in a different order.",
 			   who.data);
-		if (pg[0])
-			buf_printf(&v->summary, " Its peers then timed out on %s #%ld of group %s.", v->op, seq, v->pg);
+		if (v->pg[0])
+			buf_printf(&v->summary, " Its peers then timed out on %s #%ld of group %s.", v->op, v->seq, v->pg);
 		v_cite_event(v, ev, "size mismatch seen by NCCL");
 		v_cite_event(v, wev, "peers waiting");
 		v_missing(v, "flight-recorder entries of the ranks at that sequence number (to see each rank's collective)");
@@ -392,12 +404,7 @@ static bool desync_report(struct diagnosis *d)
 		v->seq = (long)q_int(d->db, -1, "SELECT json_extract(fields,'$.seq') FROM events WHERE event_id = %lld",
 				     (long long)at);
 	}
-	long seq = -1;
-	char pg[128] = "", op[32] = "";
-	int64_t wev = 0;
-	diag_first_wait(d, pg, sizeof(pg), &seq, op, sizeof(op), &wev);
-	if (pg[0])
-		set_pg(d, pg);
+	int64_t wev = diag_wait_into_verdict(d);
 	struct buf l = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);
 	buf_printf(&v->summary, "PyTorch's desync report names rank%s %s as lagging", v->nculprits > 1 ? "s" : "", l.data);
@@ -406,6 +413,7 @@ static bool desync_report(struct diagnosis *d)
 	buf_puts(&v->summary, ": they never reached the collective their peers waited on.");
 	v_cite_event(v, ev, "desync report");
 	v_cite_event(v, at, "the collective");
+	v_cite_event(v, wev, "peers waiting");
 	buf_free(&l);
 	return true;
 }
@@ -622,14 +630,7 @@ bool diag_unresponsive(struct diagnosis *d)
 			}
 		}
 	}
-	long seq = -1;
-	char pg[128] = "";
-	int64_t wev = 0;
-	diag_first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
-	if (pg[0]) {
-		set_pg(d, pg);
-		v->seq = seq;
-	}
+	int64_t wev = diag_wait_into_verdict(d);
 	for (size_t i = 0; i < ns && i < 4; i++)
 		v_cite_event(v, q_int(d->db, 0,
 				      "SELECT event_id FROM events WHERE rank = %d AND coalesce(clock,'') <> 'inherited'"
@@ -672,14 +673,7 @@ bool diag_stalled_text(struct diagnosis *d)
 	v->cause = "rank_stalled";
 	v->first_failure_t = d->t0;
 	v->confidence = "medium";
-	long seq = -1;
-	char pg[128] = "";
-	int64_t wev = 0;
-	diag_first_wait(d, pg, sizeof(pg), &seq, v->op, sizeof(v->op), &wev);
-	if (pg[0]) {
-		set_pg(d, pg);
-		v->seq = seq;
-	}
+	int64_t wev = diag_wait_into_verdict(d);
 	struct buf l = {0}, who = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);
 	if (v->nculprits == 1)
@@ -692,8 +686,8 @@ bool diag_stalled_text(struct diagnosis *d)
 				" answered the dump request) but not inside any collective, so it stopped in host code"
 				" before the collective its peers waited on",
 		   who.data, t0, v->nculprits == 1 ? "it" : "they");
-	if (pg[0])
-		buf_printf(&v->summary, " (probably %s #%ld of group %s)", v->op, seq, v->pg);
+	if (v->pg[0])
+		buf_printf(&v->summary, " (probably %s #%ld of group %s)", v->op, v->seq, v->pg);
 	buf_putc(&v->summary, '.');
 	for (size_t i = 0; i < v->nculprits && i < 4; i++) {
 		int rank = v->culprits[i];

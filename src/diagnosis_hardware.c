@@ -123,18 +123,6 @@ static bool link_lost(struct diagnosis *d, int64_t lo, int64_t hi, struct sysmsg
 	return any;
 }
 
-/* the collective the ranks timed out in: the earliest-started one of a group a culprit belongs to */
-static void stalled_collective(struct diagnosis *d, int64_t *ev)
-{
-	char pg[128] = "";
-	long seq = -1;
-	diag_first_wait(d, pg, sizeof(pg), &seq, d->v.op, sizeof(d->v.op), ev);
-	if (pg[0]) {
-		diag_pg_display(d, pg, d->v.pg, sizeof(d->v.pg));
-		d->v.seq = seq;
-	}
-}
-
 /* "the first timeout (rank 3, gpu-node02, at 23:56:08.174)" */
 static int64_t first_failure(struct diagnosis *d, struct buf *out)
 {
@@ -183,8 +171,7 @@ bool diag_hardware(struct diagnosis *d)
 	v->outcome = timed_out ? "hang" : "crash";
 	v->cause = is_gpu ? "gpu_fault" : "network";
 	v->first_failure_t = d->t0;
-	int64_t wait_ev = 0;
-	stalled_collective(d, &wait_ev);
+	int64_t wait_ev = diag_wait_into_verdict(d);
 
 	struct buf who = {0}, ff = {0}, sum = {0};
 	char t[32], gap[48];

@@ -14,20 +14,6 @@ enum {
 	LF_CLOCK_SHIFT = 5, /* 3 bits of clock */
 };
 
-static void put_varint(struct buf *b, uint64_t v)
-{
-	unsigned char tmp[10];
-	size_t n = 0;
-	do {
-		unsigned char c = v & 0x7f;
-		v >>= 7;
-		if (v)
-			c |= 0x80;
-		tmp[n++] = c;
-	} while (v);
-	buf_append(b, tmp, n);
-}
-
 static bool get_varint(const unsigned char **p, const unsigned char *end, uint64_t *v)
 {
 	uint64_t x = 0;
@@ -129,8 +115,8 @@ void block_add(struct block_builder *b, long line_no, const char *line, size_t l
 void block_take(struct block_builder *b, struct buf *out, struct block_info *info)
 {
 	size_t start = out->len;
-	put_varint(out, b->n_lines);
-	put_varint(out, b->meta.len);
+	buf_varint(out, b->n_lines);
+	buf_varint(out, b->meta.len);
 	if (b->meta.len)
 		buf_append(out, b->meta.data, b->meta.len);
 	if (b->text.len)

@@ -136,20 +136,6 @@ static size_t add_num(struct line *l, size_t i, bool neg_ok, enum slot_kind k, i
 
 /* ---- template encoding ---- */
 
-static void put_varint(struct buf *b, uint64_t v)
-{
-	unsigned char t[10];
-	size_t n = 0;
-	do {
-		unsigned char c = v & 0x7f;
-		v >>= 7;
-		if (v)
-			c |= 0x80;
-		t[n++] = c;
-	} while (v);
-	buf_append(b, t, n);
-}
-
 static uint64_t get_varint(const unsigned char **p)
 {
 	uint64_t x = 0;
@@ -178,7 +164,7 @@ static void emit_lit(struct buf *tpl, const char *p, size_t n)
 	if (!n)
 		return;
 	buf_putc(tpl, SL_LIT);
-	put_varint(tpl, n);
+	buf_varint(tpl, n);
 	buf_append(tpl, p, n);
 }
 
@@ -202,9 +188,9 @@ static void emit_line(struct line *l, size_t with_nl, struct buf *tpl)
 			continue;
 		emit_lit(tpl, l->s + pos, sp->b - pos);
 		buf_putc(tpl, (char)sp->k);
-		put_varint(tpl, zz(sp->a));
-		put_varint(tpl, zz(sp->v));
-		put_varint(tpl, sp->e - sp->b);
+		buf_varint(tpl, zz(sp->a));
+		buf_varint(tpl, zz(sp->v));
+		buf_varint(tpl, sp->e - sp->b);
 		buf_append(tpl, l->s + sp->b, sp->e - sp->b);
 		pos = sp->e;
 	}

@@ -193,6 +193,20 @@ void buf_printf(struct buf *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+void buf_varint(struct buf *b, uint64_t v)
+{
+	unsigned char tmp[10];
+	size_t n = 0;
+	do {
+		unsigned char c = v & 0x7f;
+		v >>= 7;
+		if (v)
+			c |= 0x80;
+		tmp[n++] = c;
+	} while (v);
+	buf_append(b, tmp, n);
+}
+
 void buf_int(struct buf *b, int64_t v)
 {
 	char tmp[24];

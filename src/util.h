@@ -77,6 +77,8 @@ void buf_putc(struct buf *b, char c);
 void buf_puts(struct buf *b, const char *s);
 void buf_printf(struct buf *b, const char *fmt, ...) NF_PRINTF(2, 3);
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap);
+/* Appends v as a LEB128 varint (7 bits a byte, low first). */
+void buf_varint(struct buf *b, uint64_t v);
 /* Appends a decimal integer (no printf: this is on hot paths). */
 void buf_int(struct buf *b, int64_t v);
 void buf_clear(struct buf *b);
