@@ -107,8 +107,8 @@ for spec in $inputs; do
 			"$name" "$ranks" "$(mb "$raw")" "$(mb "$gz")" "$FW" "$SW" >> "$ROWS"
 		continue
 	fi
-	# phases: "timing: NAME WALL s wall CPU s cpu"
-	awk -v n="$name" '$1 == "timing:" { printf "%s\t%s\t%s\t%s\n", n, $2, $3, $6 }' "$DIR/last.out" >> "$PHASES"
+	# phases: "timing: NAME WALL s wall CPU s cpu PEAK MiB peak"
+	awk -v n="$name" '$1 == "timing:" { printf "%s\t%s\t%s\t%s\t%s\n", n, $2, $3, $6, $9 }' "$DIR/last.out" >> "$PHASES"
 	dbsize=$(wc -c < "$db")
 	lines=$(sql1 "$db" "SELECT value FROM meta WHERE key='lines'")
 	members=$(sql1 "$db" "SELECT value FROM meta WHERE key='members'")
@@ -153,12 +153,12 @@ TABLE="$DIR/table.md"
 	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18 }' "$ROWS"
 	echo
-	echo "Phases of the ingest above (wall s / CPU s of both threads; NF_TIMINGS=1):"
+	echo "Phases of the ingest above: wall s / CPU s (of both threads) / peak RSS MiB at the phase's end (NF_TIMINGS=1):"
 	echo
 	awk -F '\t' '
 		{ if (!($2 in seen)) { seen[$2] = 1; cols[++nc] = $2 }
 		  if (!($1 in seenr)) { seenr[$1] = 1; rows[++nr] = $1 }
-		  v[$1 "," $2] = $3 " / " $4 }
+		  v[$1 "," $2] = $3 " / " $4 ($5 != "" ? " / " $5 : "") }
 		END {
 			if (!nr) exit
 			printf "| input |"; for (i = 1; i <= nc; i++) printf " %s |", cols[i]; print ""
