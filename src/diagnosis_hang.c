@@ -180,160 +180,200 @@ static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *e
 	return false;
 }
 
-bool diag_mismatch(struct diagnosis *d)
+/* One place where ranks disagree: each rank's call and who deviated. */
+struct site {
+	char pg[128];
+	long seq;
+	struct sig *s;
+	size_t n;
+	bool *deviant;
+	struct sig expect;
+	bool have_expect;
+	const char *how; /* how the deviants were told, NULL when they could not be */
+	const char *confidence;
+};
+
+static void site_free(struct site *st)
 {
-	struct verdict *v = &d->v;
-	/* the earliest (group, seq) where ranks disagree on op or size */
+	free(st->s);
+	free(st->deviant);
+}
+
+/* Loads each rank's call at (pg, seq), flight recorder first, and tells the
+ * deviants: from the group's own history, else from the majority. */
+static void judge_site(struct diagnosis *d, struct site *site)
+{
+	size_t cap = 0;
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT pg, seq FROM collectives WHERE pg IS NOT NULL AND seq IS NOT NULL"
-		" AND op NOT IN ('SEND','RECV','ALLTOALL','GATHER','SCATTER','COALESCED')"
-		" GROUP BY pg, seq HAVING count(DISTINCT op) > 1 OR count(DISTINCT numel_in) > 1"
-		"   OR count(DISTINCT numel_out) > 1"
-		" ORDER BY min(time_created_us) IS NULL, min(time_created_us), seq LIMIT 1");
-	char pg[128] = "";
-	long seq = -1;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 0));
-		seq = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-
-	if (seq < 0) {
-		/* no two ranks recorded the same seq; NCCL may still have caught it */
-		int64_t ev = q_int(d->db, 0,
-			"SELECT event_id FROM events WHERE kind = 'nccl_socket_truncated' AND rank IS NOT NULL"
-			" ORDER BY time_us IS NULL, time_us LIMIT 1");
-		if (!ev)
-			return false;
-		int rank = (int)q_int(d->db, -1, "SELECT rank FROM events WHERE event_id = %lld", (long long)ev);
-		v_culprit(v, rank);
-		v->outcome = "hang";
-		v->cause = "collective_mismatch";
-		v->confidence = "medium";
-		v->first_failure_t = d->t0;
-		int64_t wev = diag_wait_into_verdict(d);
-		struct buf who = {0};
-		rank_desc(d, rank, &who);
-		buf_printf(&v->summary,
-			   "%s received a message of the wrong size from a peer (NCCL: \"message truncated\"): the ranks"
-			   " called collectives of different sizes or in a different order.",
-			   who.data);
-		if (v->pg[0])
-			buf_printf(&v->summary, " Its peers then timed out on %s #%ld of group %s.", v->op, v->seq, v->pg);
-		v_cite_event(v, ev, "size mismatch seen by NCCL");
-		v_cite_event(v, wev, "peers waiting");
-		v_missing(v, "flight-recorder entries of the ranks at that sequence number (to see each rank's collective)");
-		buf_free(&who);
-		return true;
-	}
-
-	/* each rank's signature at (pg, seq), flight recorder first */
-	struct sig *s = NULL;
-	size_t n = 0, cap = 0;
-	st = db_prepare(d->db,
 		"SELECT rank, op, numel_in, numel_out, event_id FROM collectives WHERE pg = ?1 AND seq = ?2"
 		" ORDER BY rank, evidence <> 'flight recorder', event_id");
-	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, seq);
+	sqlite3_bind_text(st, 1, site->pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, site->seq);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int rank = sqlite3_column_int(st, 0);
-		if (n && s[n - 1].rank == rank)
+		if (site->n && site->s[site->n - 1].rank == rank)
 			continue;
-		xgrow(&s, &cap, n + 1, sizeof(*s));
-		s[n].rank = rank;
-		snprintf(s[n].op, sizeof(s[n].op), "%s", (const char *)sqlite3_column_text(st, 1));
-		s[n].in = col_i(st, 2);
-		s[n].out = col_i(st, 3);
-		s[n].event_id = sqlite3_column_int64(st, 4);
-		n++;
+		xgrow(&site->s, &cap, site->n + 1, sizeof(*site->s));
+		struct sig *g = &site->s[site->n++];
+		g->rank = rank;
+		snprintf(g->op, sizeof(g->op), "%s", (const char *)sqlite3_column_text(st, 1));
+		g->in = col_i(st, 2);
+		g->out = col_i(st, 3);
+		g->event_id = sqlite3_column_int64(st, 4);
 	}
 	sqlite3_finalize(st);
-
-	/* who deviates: from the group's history, else the majority */
-	struct sig expect;
-	bool have_expect = predict(d, pg, seq, &expect);
+	size_t n = site->n;
+	site->deviant = xcalloc(n ? n : 1, sizeof(bool));
+	site->have_expect = predict(d, site->pg, site->seq, &site->expect);
 	size_t matching = 0;
-	if (have_expect)
+	if (site->have_expect)
 		for (size_t i = 0; i < n; i++)
-			matching += sig_eq(&s[i], &expect);
-	const char *how;
-	if (have_expect && matching > 0 && matching < n) {
-		for (size_t i = 0; i < n; i++)
-			if (!sig_eq(&s[i], &expect))
-				v_culprit(v, s[i].rank);
-		how = "the group's own history";
-		v->confidence = "high";
+			matching += sig_eq(&site->s[i], &site->expect);
+	if (site->have_expect && matching > 0 && matching < n) {
+		site->how = "the group's own history";
+		site->confidence = "high";
 	} else {
-		/* majority */
 		size_t best = 0, best_count = 0;
 		bool tie = false;
 		for (size_t i = 0; i < n; i++) {
 			size_t c = 0;
 			for (size_t j = 0; j < n; j++)
-				c += sig_eq(&s[i], &s[j]);
+				c += sig_eq(&site->s[i], &site->s[j]);
 			if (c > best_count) {
 				best = i;
 				best_count = c;
 				tie = false;
-			} else if (c == best_count && !sig_eq(&s[i], &s[best])) {
+			} else if (c == best_count && !sig_eq(&site->s[i], &site->s[best])) {
 				tie = true;
 			}
 		}
 		if (!tie && best_count * 2 > n) {
-			for (size_t i = 0; i < n; i++)
-				if (!sig_eq(&s[i], &s[best]))
-					v_culprit(v, s[i].rank);
-			expect = s[best];
-			have_expect = true;
-			how = "the majority of the group";
-			v->confidence = "medium";
+			site->expect = site->s[best];
+			site->have_expect = true;
+			site->how = "the majority of the group";
+			site->confidence = "medium";
 		} else {
-			for (size_t i = 0; i < n; i++)
-				v_culprit(v, s[i].rank);
-			how = NULL;
-			v->confidence = "low";
+			site->how = NULL;
+			site->confidence = "low";
 		}
 	}
+	for (size_t i = 0; i < n; i++)
+		site->deviant[i] = site->how ? !sig_eq(&site->s[i], &site->expect) : true;
+}
+
+/* NCCL's "message truncated": the ranks' sizes differed, which calls
+ * exactly no two ranks recorded at the same seq. */
+static bool truncated_message(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	int64_t ev = q_int(d->db, 0,
+		"SELECT event_id FROM events WHERE kind = 'nccl_socket_truncated' AND rank IS NOT NULL"
+		" ORDER BY time_us IS NULL, time_us LIMIT 1");
+	if (!ev)
+		return false;
+	int rank = (int)q_int(d->db, -1, "SELECT rank FROM events WHERE event_id = %lld", (long long)ev);
+	v_culprit(v, rank);
 	v->outcome = "hang";
 	v->cause = "collective_mismatch";
+	v->confidence = "medium";
 	v->first_failure_t = d->t0;
-	set_pg(d, pg);
-	v->seq = seq;
-	snprintf(v->op, sizeof(v->op), "%s", have_expect ? expect.op : s[0].op);
+	int64_t wev = diag_wait_into_verdict(d);
+	struct buf who = {0};
+	rank_desc(d, rank, &who);
+	buf_printf(&v->summary,
+		   "%s received a message of the wrong size from a peer (NCCL: \"message truncated\"): the ranks"
+		   " called collectives of different sizes or in a different order.",
+		   who.data);
+	if (v->pg[0])
+		buf_printf(&v->summary, " Its peers then timed out on %s #%ld of group %s.", v->op, v->seq, v->pg);
+	v_cite_event(v, ev, "size mismatch seen by NCCL");
+	v_cite_event(v, wev, "peers waiting");
+	v_missing(v, "flight-recorder entries of the ranks at that sequence number (to see each rank's collective)");
+	buf_free(&who);
+	return true;
+}
+
+bool diag_mismatch(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	/* every (group, seq) where ranks disagree on op or size, earliest first */
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT pg, seq FROM collectives WHERE pg IS NOT NULL AND seq IS NOT NULL"
+		" AND op NOT IN ('SEND','RECV','ALLTOALL','GATHER','SCATTER','COALESCED')"
+		" GROUP BY pg, seq HAVING count(DISTINCT op) > 1 OR count(DISTINCT numel_in) > 1"
+		"   OR count(DISTINCT numel_out) > 1"
+		" ORDER BY min(time_created_us) IS NULL, min(time_created_us), seq LIMIT 4096");
+	struct site first = {0};
+	size_t sites = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct site site = {0};
+		snprintf(site.pg, sizeof(site.pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		site.seq = sqlite3_column_int64(st, 1);
+		judge_site(d, &site);
+		/* the first site is the verdict's; the others (other copies of the
+		 * same mistake, in other groups) add their deviants when decided */
+		if (sites == 0 || site.how)
+			for (size_t i = 0; i < site.n; i++)
+				if (site.deviant[i])
+					v_culprit(v, site.s[i].rank);
+		if (sites++ == 0)
+			first = site;
+		else
+			site_free(&site);
+	}
+	sqlite3_finalize(st);
+	if (sites == 0)
+		return truncated_message(d);
+
+	struct site *f = &first;
+	v->outcome = "hang";
+	v->cause = "collective_mismatch";
+	v->confidence = f->confidence;
+	v->first_failure_t = d->t0;
+	set_pg(d, f->pg);
+	v->seq = f->seq;
+	snprintf(v->op, sizeof(v->op), "%.31s", f->have_expect ? f->expect.op : f->s[0].op);
 
 	struct buf who = {0};
 	char a[96], b[96];
-	if (how) {
-		for (size_t i = 0; i < n; i++) {
-			if (!v_has_culprit(v, s[i].rank))
+	if (f->how) {
+		for (size_t i = 0; i < f->n; i++) {
+			if (!f->deviant[i])
 				continue;
 			buf_clear(&who);
-			rank_desc(d, s[i].rank, &who);
-			sig_text(&s[i], a, sizeof(a));
-			sig_text(&expect, b, sizeof(b));
+			rank_desc(d, f->s[i].rank, &who);
+			sig_text(&f->s[i], a, sizeof(a));
+			sig_text(&f->expect, b, sizeof(b));
 			buf_printf(&v->summary, "%s%s called %s as collective #%ld of group %s, where the other ranks called %s.",
-				   v->summary.len ? " " : "", who.data, a, seq, v->pg, b);
-			v_cite_event(v, s[i].event_id, "the deviating call");
+				   v->summary.len ? " " : "", who.data, a, f->seq, v->pg, b);
+			v_cite_event(v, f->s[i].event_id, "the deviating call");
 		}
-		buf_printf(&v->summary, " The deviation was told from %s; the group hung there and its peers timed out.", how);
-		for (size_t i = 0; i < n; i++)
-			if (!v_has_culprit(v, s[i].rank)) {
-				v_cite_event(v, s[i].event_id, "what the others called");
+		buf_printf(&v->summary, " The deviation was told from %s; the group hung there and its peers timed out.",
+			   f->how);
+		for (size_t i = 0; i < f->n; i++)
+			if (!f->deviant[i]) {
+				v_cite_event(v, f->s[i].event_id, "what the others called");
 				break;
 			}
 	} else {
-		buf_printf(&v->summary, "The ranks of group %s called different collectives as #%ld:", v->pg, seq);
-		for (size_t i = 0; i < n; i++) {
-			sig_text(&s[i], a, sizeof(a));
-			buf_printf(&v->summary, "%s rank %d %s", i ? ";" : "", s[i].rank, a);
-			v_cite_event(v, s[i].event_id, "a rank's call");
+		buf_printf(&v->summary, "The ranks of group %s called different collectives as #%ld:", v->pg, f->seq);
+		for (size_t i = 0; i < f->n; i++) {
+			sig_text(&f->s[i], a, sizeof(a));
+			buf_printf(&v->summary, "%s rank %d %s", i ? ";" : "", f->s[i].rank, a);
+			v_cite_event(v, f->s[i].event_id, "a rank's call");
 		}
 		buf_puts(&v->summary, ". Which one deviated cannot be told from these logs (no history of the group"
 				      " and no majority).");
 		v_missing(v, "flight-recorder entries of earlier collectives of the group (to tell which rank deviated)");
 	}
+	if (sites > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " The same happened in %zu more places; all deviating ranks: %s.", sites - 1, l.data);
+		buf_free(&l);
+	}
 	buf_free(&who);
-	free(s);
+	site_free(&first);
 	return true;
 }
 

@@ -1350,11 +1350,16 @@ static void merge_console_events(struct ingest *in)
 	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO temp.rank_dirs VALUES(?,?,?)");
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		const char *path = (const char *)sqlite3_column_text(q, 1);
-		for (const char *p = path; (p = strchr(p, '/')); p++) {
-			sqlite3_bind_text(ins, 1, path, (int)(p - path + 1), SQLITE_TRANSIENT);
+		/* "" too: a console at the top of the input covers what is below it */
+		for (size_t len = 0;;) {
+			sqlite3_bind_text(ins, 1, path, (int)len, SQLITE_TRANSIENT);
 			sqlite3_bind_int64(ins, 2, sqlite3_column_int64(q, 0));
 			sqlite3_bind_int(ins, 3, sqlite3_column_int(q, 2));
 			db_step_done(ins);
+			const char *slash = strchr(path + len, '/');
+			if (!slash)
+				break;
+			len = (size_t)(slash - path) + 1;
 		}
 	}
 	sqlite3_finalize(q);
