@@ -4,23 +4,46 @@
 #include "analysis_internal.h"
 #include "case_db.h"
 
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 static const char clear_sql[] =
 	"DELETE FROM verdict; DELETE FROM findings; DELETE FROM evidence; DELETE FROM cascade;\n"
 	"DELETE FROM rank_status; DELETE FROM network; DELETE FROM config; DELETE FROM sysmsgs;\n";
 
+static const struct {
+	const char *name;
+	void (*run)(sqlite3 *db);
+} analyses[] = {
+	{"collectives", analysis_collectives}, {"comms", analysis_comms},
+	{"nccl_coll", analysis_nccl_coll},     {"rank_status", analysis_rank_status},
+	{"network", analysis_network},         {"sysmsgs", analysis_sysmsgs},
+	{"config", analysis_config},           {"bandwidth", analysis_bandwidth},
+	{"diagnosis", analysis_diagnosis},     {"inventory", analysis_inventory},
+};
+
+static double cpu_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 void analysis_run(sqlite3 *db)
 {
+	/* NF_TIMINGS=1: the CPU time of each analysis on stderr (profiling aid) */
+	const char *tm = getenv("NF_TIMINGS");
+	bool timings = tm && *tm && strcmp(tm, "0") != 0;
 	db_exec(db, "SAVEPOINT analysis");
 	db_exec(db, clear_sql);
-	analysis_collectives(db);
-	analysis_comms(db);
-	analysis_nccl_coll(db);
-	analysis_rank_status(db);
-	analysis_network(db);
-	analysis_sysmsgs(db);
-	analysis_config(db);
-	analysis_bandwidth(db);
-	analysis_diagnosis(db);
-	analysis_inventory(db);
+	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]); i++) {
+		double t0 = timings ? cpu_s() : 0;
+		analyses[i].run(db);
+		if (timings)
+			fprintf(stderr, "timing:   analysis %-12s %7.3f s cpu\n", analyses[i].name, cpu_s() - t0);
+	}
 	db_exec(db, "RELEASE analysis");
 }

@@ -279,9 +279,9 @@ static const struct tr *bottleneck(const struct run *r)
 static void load_preamble(sqlite3 *db, struct run *r)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT event_id, kind, json_extract(fields,'$.binary'), json_extract(fields,'$.version'),"
-		"  json_extract(fields,'$.env'), json_extract(fields,'$.launcher'), json_extract(fields,'$.name'),"
-		"  json_extract(fields,'$.value'), line_body(l.text)"
+		"SELECT event_id, kind, field(fields, 'binary'), field(fields, 'version'),"
+		"  field(fields, 'env'), field(fields, 'launcher'), field(fields, 'name'),"
+		"  field(fields, 'value'), line_body(l.text)"
 		" FROM events e LEFT JOIN lines l ON l.source_id = e.source_id AND l.line_no = e.line_no"
 		" WHERE e.source_id = ?1 AND e.line_no > ?2 AND e.line_no < ?3"
 		"  AND e.kind IN ('nccl_tests_command','nccl_tests_version','nccl_tests_start','sys_env_setting')"
@@ -325,10 +325,10 @@ static void load_preamble(sqlite3 *db, struct run *r)
 static void load_devices(sqlite3 *db, struct run *r)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT json_extract(fields,'$.host'), CAST(json_extract(fields,'$.bus_id') AS TEXT),"
-		"  json_extract(fields,'$.gpu') FROM events"
+		"SELECT field(fields, 'host'), CAST(field(fields, 'bus_id') AS TEXT),"
+		"  field(fields, 'gpu') FROM events"
 		" WHERE source_id = ?1 AND line_no > ?2 AND line_no < ?3 AND kind = 'nccl_tests_device'"
-		" ORDER BY json_extract(fields,'$.host'), CAST(json_extract(fields,'$.bus_id') AS TEXT), line_no");
+		" ORDER BY field(fields, 'host'), CAST(field(fields, 'bus_id') AS TEXT), line_no");
 	sqlite3_bind_int64(st, 1, r->source_id);
 	sqlite3_bind_int64(st, 2, r->lo);
 	sqlite3_bind_int64(st, 3, r->hi);
@@ -372,13 +372,13 @@ static void load_devices(sqlite3 *db, struct run *r)
 static void load_rows(sqlite3 *db, struct run *r)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT event_id, line_no, CAST(json_extract(fields,'$.size') AS INTEGER),"
-		"  CAST(json_extract(fields,'$.count') AS INTEGER), json_extract(fields,'$.type'),"
-		"  json_extract(fields,'$.redop'), CAST(json_extract(fields,'$.root') AS TEXT),"
-		"  json_extract(fields,'$.oop_time'), json_extract(fields,'$.oop_algbw'), json_extract(fields,'$.oop_busbw'),"
-		"  json_extract(fields,'$.oop_wrong'), json_extract(fields,'$.oop_error'),"
-		"  json_extract(fields,'$.ip_time'), json_extract(fields,'$.ip_algbw'), json_extract(fields,'$.ip_busbw'),"
-		"  json_extract(fields,'$.ip_wrong'), json_extract(fields,'$.ip_error')"
+		"SELECT event_id, line_no, CAST(field(fields, 'size') AS INTEGER),"
+		"  CAST(field(fields, 'count') AS INTEGER), field(fields, 'type'),"
+		"  field(fields, 'redop'), CAST(field(fields, 'root') AS TEXT),"
+		"  field(fields, 'oop_time'), field(fields, 'oop_algbw'), field(fields, 'oop_busbw'),"
+		"  field(fields, 'oop_wrong'), field(fields, 'oop_error'),"
+		"  field(fields, 'ip_time'), field(fields, 'ip_algbw'), field(fields, 'ip_busbw'),"
+		"  field(fields, 'ip_wrong'), field(fields, 'ip_error')"
 		" FROM events WHERE source_id = ?1 AND line_no > ?2 AND line_no < ?3 AND kind = 'nccl_tests_row'"
 		" ORDER BY line_no");
 	sqlite3_bind_int64(st, 1, r->source_id);
@@ -421,23 +421,23 @@ static void load_body(sqlite3 *db, struct run *r)
 {
 	sqlite3_stmt *st = db_prepare(db,
 		"SELECT event_id, kind, pid,"
-		"  CASE kind WHEN 'nccl_tests_oob' THEN json_extract(fields,'$.oob')"
-		"    WHEN 'nccl_tests_avg_busbw' THEN json_extract(fields,'$.avg_busbw')"
-		"    WHEN 'nccl_channel' THEN json_extract(fields,'$.transport')"
-		"    WHEN 'nccl_using_network' THEN json_extract(fields,'$.network')"
-		"    WHEN 'nccl_channels' THEN json_extract(fields,'$.nchannels')"
-		"    WHEN 'nccl_ib_device' THEN json_extract(fields,'$.link')"
-		"    WHEN 'nccl_net_devices' THEN json_extract(fields,'$.plugin')"
-		"    WHEN 'nccl_tests_failure' THEN json_extract(fields,'$.msg')"
-		"    WHEN 'sys_env_setting' THEN json_extract(fields,'$.name')"
-		"    WHEN 'nccl_env' THEN json_extract(fields,'$.name')"
-		"    WHEN 'nccl_env_set' THEN json_extract(fields,'$.name')"
-		"    ELSE json_extract(fields,'$.version') END,"
-		"  CASE kind WHEN 'nccl_ib_device' THEN json_extract(fields,'$.speed')"
-		"    WHEN 'nccl_net_devices' THEN json_extract(fields,'$.devices')"
-		"    WHEN 'nccl_channel' THEN json_extract(fields,'$.channel')"
-		"    ELSE json_extract(fields,'$.value') END,"
-		"  CASE kind WHEN 'nccl_ib_device' THEN json_extract(fields,'$.index') END"
+		"  CASE kind WHEN 'nccl_tests_oob' THEN field(fields, 'oob')"
+		"    WHEN 'nccl_tests_avg_busbw' THEN field(fields, 'avg_busbw')"
+		"    WHEN 'nccl_channel' THEN field(fields, 'transport')"
+		"    WHEN 'nccl_using_network' THEN field(fields, 'network')"
+		"    WHEN 'nccl_channels' THEN field(fields, 'nchannels')"
+		"    WHEN 'nccl_ib_device' THEN field(fields, 'link')"
+		"    WHEN 'nccl_net_devices' THEN field(fields, 'plugin')"
+		"    WHEN 'nccl_tests_failure' THEN field(fields, 'msg')"
+		"    WHEN 'sys_env_setting' THEN field(fields, 'name')"
+		"    WHEN 'nccl_env' THEN field(fields, 'name')"
+		"    WHEN 'nccl_env_set' THEN field(fields, 'name')"
+		"    ELSE field(fields, 'version') END,"
+		"  CASE kind WHEN 'nccl_ib_device' THEN field(fields, 'speed')"
+		"    WHEN 'nccl_net_devices' THEN field(fields, 'devices')"
+		"    WHEN 'nccl_channel' THEN field(fields, 'channel')"
+		"    ELSE field(fields, 'value') END,"
+		"  CASE kind WHEN 'nccl_ib_device' THEN field(fields, 'index') END"
 		" FROM events WHERE source_id = ?1 AND line_no > ?2 AND line_no < ?3 AND kind IN"
 		"  ('nccl_tests_oob','nccl_tests_avg_busbw','nccl_channel','nccl_using_network','nccl_channels',"
 		"   'nccl_ib_device','nccl_net_devices','nccl_tests_failure','nccl_env','nccl_env_set','nccl_version',"
@@ -506,7 +506,7 @@ static void load_body(sqlite3 *db, struct run *r)
 	}
 	sqlite3_finalize(st);
 	if (!r->channels) { /* no "N coll channels" line: count the channels of the channel lines */
-		st = db_prepare(db, "SELECT count(DISTINCT CAST(json_extract(fields,'$.channel') AS INTEGER)) FROM events"
+		st = db_prepare(db, "SELECT count(DISTINCT CAST(field(fields, 'channel') AS INTEGER)) FROM events"
 				    " WHERE source_id = ?1 AND line_no > ?2 AND line_no < ?3 AND kind = 'nccl_channel'");
 		sqlite3_bind_int64(st, 1, r->source_id);
 		sqlite3_bind_int64(st, 2, r->lo);
@@ -522,7 +522,7 @@ static void load_body(sqlite3 *db, struct run *r)
 static void load_neighbours(sqlite3 *db, struct run *r)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT e.event_id, s.path, json_extract(e.fields,'$.name'), json_extract(e.fields,'$.value')"
+		"SELECT e.event_id, s.path, field(e.fields, 'name'), field(e.fields, 'value')"
 		" FROM events e JOIN sources s USING(source_id)"
 		" WHERE e.kind = 'sys_env_setting' AND e.source_id <> ?1"
 		"  AND NOT EXISTS (SELECT 1 FROM events p WHERE p.source_id = e.source_id AND p.kind = 'nccl_tests_params')"
@@ -1130,7 +1130,7 @@ void analysis_bandwidth(sqlite3 *db)
 		}
 		if (!r->nccl_version && r->tests_version) {
 			int64_t code = 0;
-			sqlite3_stmt *v = db_prepare(db, "SELECT CAST(json_extract(fields,'$.nccl_library') AS INTEGER)"
+			sqlite3_stmt *v = db_prepare(db, "SELECT CAST(field(fields, 'nccl_library') AS INTEGER)"
 							 " FROM events WHERE source_id = ?1 AND line_no > ?2 AND line_no < ?3"
 							 " AND kind = 'nccl_tests_version' ORDER BY line_no DESC LIMIT 1");
 			sqlite3_bind_int64(v, 1, r->source_id);

@@ -16,17 +16,17 @@ static const char pg_sql[] =
 	"DROP TABLE IF EXISTS temp.pg_obs;\n"
 	"CREATE TEMP TABLE pg_obs(guid TEXT, desc TEXT, local_id INTEGER, rank INTEGER, pg_rank INTEGER,\n"
 	"  ranks TEXT, evidence TEXT);\n"
-	"INSERT INTO pg_obs SELECT CAST(json_extract(fields,'$.pg_name') AS TEXT), json_extract(fields,'$.pg_desc'),\n"
-	"  NULL, rank, NULL, json_extract(fields,'$.ranks'), 'flight-recorder pg_config'\n"
+	"INSERT INTO pg_obs SELECT CAST(field(fields, 'pg_name') AS TEXT), field(fields, 'pg_desc'),\n"
+	"  NULL, rank, NULL, field(fields, 'ranks'), 'flight-recorder pg_config'\n"
 	"  FROM events WHERE kind = 'fr_pg_config';\n"
-	"INSERT INTO pg_obs SELECT DISTINCT CAST(json_extract(fields,'$.pg_name') AS TEXT),\n"
-	"  json_extract(fields,'$.pg_desc'), json_extract(fields,'$.pg_id'), rank, NULL, NULL, 'flight-recorder entries'\n"
+	"INSERT INTO pg_obs SELECT DISTINCT CAST(field(fields, 'pg_name') AS TEXT),\n"
+	"  field(fields, 'pg_desc'), field(fields, 'pg_id'), rank, NULL, NULL, 'flight-recorder entries'\n"
 	"  FROM events WHERE kind = 'fr_entry';\n"
-	"INSERT INTO pg_obs SELECT DISTINCT CAST(json_extract(fields,'$.pg_guid') AS TEXT),\n"
-	"  json_extract(fields,'$.pg_desc'), json_extract(fields,'$.pg_id'), rank, json_extract(fields,'$.pg_rank'),\n"
+	"INSERT INTO pg_obs SELECT DISTINCT CAST(field(fields, 'pg_guid') AS TEXT),\n"
+	"  field(fields, 'pg_desc'), field(fields, 'pg_id'), rank, field(fields, 'pg_rank'),\n"
 	"  NULL, 'log line prefix'\n"
-	"  FROM events WHERE class IN ('timeout','dump','error','exit','config','info','coll')\n"
-	"   AND (json_extract(fields,'$.pg_guid') IS NOT NULL OR json_extract(fields,'$.pg_desc') IS NOT NULL);\n"
+	"  FROM events WHERE class IN ('timeout','dump','error','exit','config','info','coll') AND kind <> 'fr_entry'\n"
+	"   AND (field(fields, 'pg_guid') IS NOT NULL OR field(fields, 'pg_desc') IS NOT NULL);\n"
 	"CREATE INDEX temp.pg_obs_guid ON pg_obs(guid);\n"
 	/* a description given alone maps to the one GUID it has elsewhere */
 	"DROP TABLE IF EXISTS temp.pg_desc_guid;\n"
@@ -66,40 +66,44 @@ static const char pg_sql[] =
 	"UPDATE process_groups SET size = max(size, coalesce((SELECT s.size FROM pg_size s WHERE s.guid = process_groups.pg), 0));\n";
 
 /* The key of the group an event names (see the file comment). */
-#define PG_KEY(e)                                                                                              \
-	"coalesce(CAST(json_extract(" e ".fields,'$.pg_guid') AS TEXT), CAST(json_extract(" e                  \
-	".fields,'$.pg_name') AS TEXT), (SELECT d.guid FROM pg_desc_guid d WHERE d.desc = json_extract(" e      \
-	".fields,'$.pg_desc')), json_extract(" e ".fields,'$.pg_desc'), (SELECT l.guid FROM pg_local l WHERE "  \
-	"l.rank = " e ".rank AND l.local_id = json_extract(" e ".fields,'$.pg_id')))"
+#define PG_KEY(e)                                                                                    \
+	"coalesce(CAST(field(" e ".fields, 'pg_guid') AS TEXT), CAST(field(" e ".fields, 'pg_name') AS TEXT)," \
+	" (SELECT d.guid FROM pg_desc_guid d WHERE d.desc = field(" e ".fields, 'pg_desc')),"                  \
+	" field(" e ".fields, 'pg_desc'),"                                                                      \
+	" (SELECT l.guid FROM pg_local l WHERE l.rank = " e ".rank AND l.local_id = field(" e ".fields, 'pg_id')))"
 
 static const char coll_sql[] =
+	/* a re-analysis loads into bare tables and indexes them after: faster than
+	 * keeping the indexes up to date row by row */
+	"DROP INDEX IF EXISTS collectives_pg_seq; DROP INDEX IF EXISTS collectives_state;\n"
+	"DROP INDEX IF EXISTS collectives_rank; DROP INDEX IF EXISTS pg_status_rank;\n"
 	"DELETE FROM collectives; DELETE FROM pg_status;\n"
 	"INSERT INTO collectives(rank, pg, seq, op, numel_in, numel_out, dtype, state, time_created_us,\n"
 	"    time_started_us, time_completed_us, duration_ms, evidence, event_id)\n"
-	"  SELECT rank, " PG_KEY("e") ", json_extract(fields,'$.seq'), norm_op(json_extract(fields,'$.op')),\n"
-	"    json_extract(fields,'$.numel_in'), json_extract(fields,'$.numel_out'), json_extract(fields,'$.dtype'),\n"
-	"    json_extract(fields,'$.state'), json_extract(fields,'$.time_created_us'),\n"
-	"    json_extract(fields,'$.time_started_us'), json_extract(fields,'$.time_completed_us'),\n"
-	"    json_extract(fields,'$.duration_ms'), 'flight recorder', event_id\n"
-	"  FROM events e WHERE kind = 'fr_entry' AND coalesce(json_extract(fields,'$.is_p2p'), 0) = 0;\n"
+	"  SELECT rank, " PG_KEY("e") ", field(fields, 'seq'), norm_op(field(fields, 'op')),\n"
+	"    field(fields, 'numel_in'), field(fields, 'numel_out'), field(fields, 'dtype'),\n"
+	"    field(fields, 'state'), field(fields, 'time_created_us'),\n"
+	"    field(fields, 'time_started_us'), field(fields, 'time_completed_us'),\n"
+	"    field(fields, 'duration_ms'), 'flight recorder', event_id\n"
+	"  FROM events e WHERE kind = 'fr_entry' AND coalesce(field(fields, 'is_p2p'), 0) = 0;\n"
 	/* a watchdog timeout names its group on the "failure detected" line that follows it */
 	"DROP TABLE IF EXISTS temp.wd;\n"
 	"CREATE TEMP TABLE wd AS SELECT w.event_id, w.rank, w.time_us, w.fields,\n"
 	/* the "[Rank N]" of a watchdog line is not always the group rank: prefer, not require, a match */
 	"  coalesce((SELECT f.event_id FROM events f WHERE f.kind = 'pg_failure_detected' AND f.source_id = w.source_id\n"
 	"     AND f.line_no > w.line_no AND f.line_no <= w.line_no + 16\n"
-	"     AND json_extract(f.fields,'$.seq') = json_extract(w.fields,'$.seq')\n"
-	"     AND coalesce(json_extract(f.fields,'$.pg_rank'), -1) = coalesce(json_extract(w.fields,'$.pg_rank'), -1)\n"
+	"     AND field(f.fields, 'seq') = field(w.fields, 'seq')\n"
+	"     AND coalesce(field(f.fields, 'pg_rank'), -1) = coalesce(field(w.fields, 'pg_rank'), -1)\n"
 	"   ORDER BY f.line_no LIMIT 1),\n"
 	"   (SELECT f.event_id FROM events f WHERE f.kind = 'pg_failure_detected' AND f.source_id = w.source_id\n"
 	"     AND f.line_no > w.line_no AND f.line_no <= w.line_no + 16\n"
-	"     AND json_extract(f.fields,'$.seq') = json_extract(w.fields,'$.seq')\n"
+	"     AND field(f.fields, 'seq') = field(w.fields, 'seq')\n"
 	"   ORDER BY f.line_no LIMIT 1)) AS fd\n"
 	"  FROM events w WHERE w.kind IN ('pg_watchdog_timeout', 'pg_async_exception');\n"
 	"INSERT INTO collectives(rank, pg, seq, op, numel_in, numel_out, state, time_completed_us, evidence, event_id)\n"
-	"  SELECT w.rank, coalesce(" PG_KEY("f") ", " PG_KEY("w") "), json_extract(w.fields,'$.seq'),\n"
-	"    norm_op(json_extract(w.fields,'$.op')), json_extract(w.fields,'$.numel_in'),\n"
-	"    json_extract(w.fields,'$.numel_out'),\n"
+	"  SELECT w.rank, coalesce(" PG_KEY("f") ", " PG_KEY("w") "), field(w.fields, 'seq'),\n"
+	"    norm_op(field(w.fields, 'op')), field(w.fields, 'numel_in'),\n"
+	"    field(w.fields, 'numel_out'),\n"
 	"    CASE WHEN ev.kind = 'pg_watchdog_timeout' THEN 'timed_out' ELSE 'failed' END, w.time_us,\n"
 	"    CASE WHEN ev.kind = 'pg_watchdog_timeout' THEN 'watchdog timeout' ELSE 'async exception' END,\n"
 	"    min(w.event_id)\n"
@@ -107,14 +111,14 @@ static const char coll_sql[] =
 	"  GROUP BY w.rank, 2, 3, 4, 7;\n"
 	/* per-rank group status: flight recorder, "failure detected", dump signals */
 	"INSERT INTO pg_status(rank, pg, last_enqueued, last_started, last_completed, time_us, evidence, event_id)\n"
-	"  SELECT rank, " PG_KEY("e") ", json_extract(fields,'$.last_enqueued'), json_extract(fields,'$.last_started'),\n"
-	"    json_extract(fields,'$.last_completed'), NULL, 'flight-recorder pg_status', event_id\n"
+	"  SELECT rank, " PG_KEY("e") ", field(fields, 'last_enqueued'), field(fields, 'last_started'),\n"
+	"    field(fields, 'last_completed'), NULL, 'flight-recorder pg_status', event_id\n"
 	"  FROM events e WHERE kind = 'fr_pg_status';\n"
 	"INSERT INTO pg_status(rank, pg, last_enqueued, last_completed, time_us, evidence, event_id)\n"
-	"  SELECT rank, " PG_KEY("e") ", json_extract(fields,'$.last_enqueued'), json_extract(fields,'$.last_completed'),\n"
+	"  SELECT rank, " PG_KEY("e") ", field(fields, 'last_enqueued'), field(fields, 'last_completed'),\n"
 	"    min(time_us), CASE kind WHEN 'pg_failure_detected' THEN 'watchdog' ELSE 'dump signal' END, min(event_id)\n"
 	"  FROM events e WHERE kind IN ('pg_failure_detected', 'pg_dump_signal')\n"
-	"    AND json_extract(fields,'$.last_enqueued') IS NOT NULL\n"
+	"    AND field(fields, 'last_enqueued') IS NOT NULL\n"
 	"  GROUP BY rank, 2, 3, 4, 6;\n"
 	"CREATE INDEX IF NOT EXISTS collectives_pg_seq ON collectives(pg, seq, rank);\n"
 	"CREATE INDEX IF NOT EXISTS collectives_state ON collectives(state, pg, seq);\n"

@@ -24,7 +24,7 @@
 static const char fill_sql[] =
 	"INSERT INTO config(host, rank, name, value, origin, event_id)\n"
 	"  SELECT host, rank, name, value, origin, min(event_id) FROM (\n"
-	"    SELECT host, rank, json_extract(fields,'$.name') AS name, json_extract(fields,'$.value') AS value,\n"
+	"    SELECT host, rank, field(fields, 'name') AS name, field(fields, 'value') AS value,\n"
 	"      CASE kind WHEN 'nccl_env' THEN 'NCCL env line' WHEN 'nccl_env_set' THEN 'NCCL env line'\n"
 	"        WHEN 'sys_env_setting' THEN 'environment dump' WHEN 'pg_init_option' THEN 'init options'\n"
 	"        ELSE 'deprecation warning' END AS origin, event_id\n"
@@ -42,7 +42,7 @@ static const char *col(sqlite3_stmt *st, int i)
 static void fill_pg_environments(sqlite3 *db)
 {
 	sqlite3_stmt *st = db_prepare(db,
-		"SELECT host, rank, json_extract(fields,'$.env'), event_id FROM events WHERE kind = 'pg_environments'");
+		"SELECT host, rank, field(fields, 'env'), event_id FROM events WHERE kind = 'pg_environments'");
 	sqlite3_stmt *ins = db_prepare(db,
 		"INSERT INTO config(host, rank, name, value, origin, event_id) SELECT ?1, ?2, ?3, ?4,"
 		" 'ProcessGroupNCCL environments', ?5 WHERE NOT EXISTS (SELECT 1 FROM config WHERE host IS ?1 AND"
@@ -229,7 +229,7 @@ static void audit(sqlite3 *db)
 		if (!deprecated && !known) {
 			char repl[128] = "";
 			sqlite3_stmt *q = db_prepare(db,
-				"SELECT json_extract(e.fields,'$.replacement') FROM config c JOIN events e USING(event_id)"
+				"SELECT field(e.fields, 'replacement') FROM config c JOIN events e USING(event_id)"
 				" WHERE c.name = ? AND c.origin = 'deprecation warning' LIMIT 1");
 			sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
 			if (sqlite3_step(q) == SQLITE_ROW) {

@@ -44,13 +44,13 @@ enum {
 
 static const char walk_sql[] =
 	"SELECT e.event_id, e.source_id, e.line_no, e.kind, coalesce(s.host, e.host),\n"
-	"  json_extract(e.fields,'$.bus_id'), json_extract(e.fields,'$.name'), json_extract(e.fields,'$.value'),\n"
-	"  json_extract(e.fields,'$.gpu'), json_extract(e.fields,'$.uuid'), json_extract(e.fields,'$.cols'),\n"
-	"  json_extract(e.fields,'$.dev'), json_extract(e.fields,'$.cells'), json_extract(e.fields,'$.nic'),\n"
-	"  json_extract(e.fields,'$.ifname'), json_extract(e.fields,'$.state'), json_extract(e.fields,'$.addrs'),\n"
-	"  json_extract(e.fields,'$.mtu'), json_extract(e.fields,'$.dir'), json_extract(e.fields,'$.errors'),\n"
-	"  json_extract(e.fields,'$.dropped'), json_extract(e.fields,'$.c5'), json_extract(e.fields,'$.ca'),\n"
-	"  json_extract(e.fields,'$.port')\n"
+	"  field(e.fields, 'bus_id'), field(e.fields, 'name'), field(e.fields, 'value'),\n"
+	"  field(e.fields, 'gpu'), field(e.fields, 'uuid'), field(e.fields, 'cols'),\n"
+	"  field(e.fields, 'dev'), field(e.fields, 'cells'), field(e.fields, 'nic'),\n"
+	"  field(e.fields, 'ifname'), field(e.fields, 'state'), field(e.fields, 'addrs'),\n"
+	"  field(e.fields, 'mtu'), field(e.fields, 'dir'), field(e.fields, 'errors'),\n"
+	"  field(e.fields, 'dropped'), field(e.fields, 'c5'), field(e.fields, 'ca'),\n"
+	"  field(e.fields, 'port')\n"
 	"FROM events e JOIN sources s USING(source_id)\n"
 	"WHERE e.kind IN " INVENTORY_KINDS "\n"
 	"ORDER BY e.source_id, e.line_no";
@@ -521,7 +521,7 @@ static void nccl_usage(sqlite3 *db)
 		"CREATE TEMP TABLE inv_use(rank, host, pid, nic, port, plugin, what, event_id);\n");
 	sqlite3_stmt *ins = db_prepare(db, "INSERT OR IGNORE INTO temp.inv_netdev(host, pid, idx, name, port, plugin) "
 					   "VALUES(?,?,?,?,?,?)");
-	sqlite3_stmt *st = db_prepare(db, "SELECT host, pid, json_extract(fields,'$.plugin'), json_extract(fields,'$.devices') "
+	sqlite3_stmt *st = db_prepare(db, "SELECT host, pid, field(fields, 'plugin'), field(fields, 'devices') "
 					  "FROM events WHERE kind = 'nccl_net_devices' AND pid IS NOT NULL "
 					  "GROUP BY host, pid, fields");
 	while (sqlite3_step(st) == SQLITE_ROW)
@@ -530,20 +530,20 @@ static void nccl_usage(sqlite3 *db)
 	sqlite3_finalize(ins);
 	/* NCCL >= 2.21 lists IB devices one per line */
 	db_exec(db, "INSERT OR IGNORE INTO temp.inv_netdev(host, pid, idx, name, port, plugin)\n"
-		    "  SELECT host, pid, json_extract(fields,'$.index'), json_extract(fields,'$.hca'),\n"
-		    "    json_extract(fields,'$.port'), 'IB' FROM events WHERE kind = 'nccl_ib_device' AND pid IS NOT NULL\n"
-		    "    AND json_extract(fields,'$.port') IS NOT NULL;\n");
+		    "  SELECT host, pid, field(fields, 'index'), field(fields, 'hca'),\n"
+		    "    field(fields, 'port'), 'IB' FROM events WHERE kind = 'nccl_ib_device' AND pid IS NOT NULL\n"
+		    "    AND field(fields, 'port') IS NOT NULL;\n");
 
 	ins = db_prepare(db, "INSERT INTO temp.inv_use(rank, host, pid, nic, port, plugin, what, event_id)\n"
 			     "  SELECT ?1, ?2, ?3, d.name, d.port, ?4, 'NET', ?6 FROM temp.inv_netdev d\n"
 			     "  WHERE d.host IS ?2 AND d.pid = ?3 AND d.idx = ?5 AND d.plugin = ?4 LIMIT 1");
 	st = db_prepare(db,
 			"SELECT e.host, e.pid, coalesce(e.rank, (SELECT p.rank FROM procs p WHERE p.host = e.host\n"
-			"    AND p.pid = e.pid AND p.rank IS NOT NULL LIMIT 1)), json_extract(e.fields,'$.transport'),\n"
+			"    AND p.pid = e.pid AND p.rank IS NOT NULL LIMIT 1)), field(e.fields, 'transport'),\n"
 			"  min(e.event_id)\n"
-			"FROM events e WHERE e.kind = 'nccl_channel' AND json_extract(e.fields,'$.transport') LIKE 'NET/%'\n"
+			"FROM events e WHERE e.kind = 'nccl_channel' AND field(e.fields, 'transport') LIKE 'NET/%'\n"
 			"  AND e.pid IS NOT NULL\n"
-			"GROUP BY e.host, e.pid, e.rank, json_extract(e.fields,'$.transport')");
+			"GROUP BY e.host, e.pid, e.rank, field(e.fields, 'transport')");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		char plugin[128];
 		int dev;
@@ -564,10 +564,10 @@ static void nccl_usage(sqlite3 *db)
 	db_exec(db,
 		"INSERT INTO temp.inv_use(rank, host, pid, nic, port, plugin, what, event_id)\n"
 		"  SELECT coalesce(e.rank, (SELECT p.rank FROM procs p WHERE p.host = e.host AND p.pid = e.pid\n"
-		"      AND p.rank IS NOT NULL LIMIT 1)), e.host, e.pid, json_extract(e.fields,'$.ifname'), NULL,\n"
+		"      AND p.rank IS NOT NULL LIMIT 1)), e.host, e.pid, field(e.fields, 'ifname'), NULL,\n"
 		"    'bootstrap', 'bootstrap', min(e.event_id)\n"
-		"  FROM events e WHERE e.kind = 'nccl_bootstrap_if' AND json_extract(e.fields,'$.ifname') IS NOT NULL\n"
-		"  GROUP BY e.host, e.pid, json_extract(e.fields,'$.ifname');\n"
+		"  FROM events e WHERE e.kind = 'nccl_bootstrap_if' AND field(e.fields, 'ifname') IS NOT NULL\n"
+		"  GROUP BY e.host, e.pid, field(e.fields, 'ifname');\n"
 		"UPDATE nics SET used_by = (SELECT json_group_array(DISTINCT u.rank) FROM temp.inv_use u\n"
 		"    WHERE u.host IS nics.host AND u.nic = nics.name AND u.rank IS NOT NULL\n"
 		"      AND (nics.port IS NULL OR u.port IS NULL OR u.port = nics.port))\n"
@@ -710,7 +710,7 @@ static void find_socket_despite_ib(sqlite3 *db)
 		"WITH sock AS (\n"
 		"  SELECT DISTINCT host FROM temp.inv_use WHERE what = 'NET' AND plugin = 'Socket'\n"
 		"  UNION SELECT DISTINCT host FROM events WHERE kind = 'nccl_using_network'\n"
-		"    AND json_extract(fields,'$.network') = 'Socket'),\n"
+		"    AND field(fields, 'network') = 'Socket'),\n"
 		"ib AS (\n"
 		"  SELECT host, count(*) AS n FROM nics WHERE kind = 'rdma' AND state = 'Active' GROUP BY host),\n"
 		"both AS (SELECT sock.host, ib.n FROM sock JOIN ib ON ib.host = sock.host)\n"
@@ -719,7 +719,7 @@ static void find_socket_despite_ib(sqlite3 *db)
 		"  (SELECT group_concat(DISTINCT n.name) FROM nics n WHERE n.kind = 'rdma' AND n.state = 'Active'\n"
 		"     AND n.host IN (SELECT host FROM both)),\n"
 		"  (SELECT json_group_array(DISTINCT r.rank) FROM ranks r WHERE r.host IN (SELECT host FROM both)),\n"
-		"  (SELECT min(event_id) FROM events WHERE kind = 'nccl_using_network' AND json_extract(fields,'$.network') = 'Socket'\n"
+		"  (SELECT min(event_id) FROM events WHERE kind = 'nccl_using_network' AND field(fields, 'network') = 'Socket'\n"
 		"     AND host IN (SELECT host FROM both)),\n"
 		"  (SELECT min(n.event_id) FROM nics n WHERE n.kind = 'rdma' AND n.state = 'Active' AND n.host IN (SELECT host FROM both))");
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 2) > 0) {

@@ -22,6 +22,7 @@
 #include <strings.h>
 
 #include "case_db.h"
+#include "json_field.h"
 #include "findings.h"
 #include "util.h"
 
@@ -210,27 +211,12 @@ static int col_int(sqlite3_stmt *st, int i, int def)
 
 /* ---- reading one source of one process ---- */
 
-enum {
-	C_HOST, C_PID, C_SRC, C_PRIO, C_LINE, C_EVENT, C_KIND, C_RANK,
-	F_NAME, F_VALUE, F_IFNAME, F_ADDR, F_NET_DEV, F_PLUGIN, F_DEVICES, F_STATUS, F_TYPE, F_NETWORK,
-	F_COMM, F_COMM_RANK, F_NRANKS, F_CUDA_DEV, F_NVML_DEV, F_BUS_ID, F_COMM_ID, F_STATE,
-	F_CHANNEL, F_SRC, F_DST, F_SRC_DEV, F_DST_DEV, F_DIR, F_TRANSPORT, F_GDR, F_NCHANNELS, F_NP2P,
-};
+enum { C_HOST, C_PID, C_SRC, C_PRIO, C_LINE, C_EVENT, C_KIND, C_RANK, C_FIELDS };
 
 static const char events_sql[] =
 	"SELECT e.host, e.pid, e.source_id,"
 	" CASE s.kind WHEN 'nccl_debug' THEN 0 WHEN 'rank_log' THEN 1 WHEN 'console' THEN 2 ELSE 3 END AS prio,"
-	" e.line_no, e.event_id, e.kind, e.rank,"
-	" json_extract(e.fields,'$.name'), json_extract(e.fields,'$.value'), json_extract(e.fields,'$.ifname'),"
-	" json_extract(e.fields,'$.addr'), json_extract(e.fields,'$.net_dev'), json_extract(e.fields,'$.plugin'),"
-	" json_extract(e.fields,'$.devices'), json_extract(e.fields,'$.status'), json_extract(e.fields,'$.type'),"
-	" json_extract(e.fields,'$.network'), json_extract(e.fields,'$.comm'), json_extract(e.fields,'$.comm_rank'),"
-	" json_extract(e.fields,'$.nranks'), json_extract(e.fields,'$.cuda_dev'), json_extract(e.fields,'$.nvml_dev'),"
-	" json_extract(e.fields,'$.bus_id'), json_extract(e.fields,'$.comm_id'), json_extract(e.fields,'$.state'),"
-	" json_extract(e.fields,'$.channel'), json_extract(e.fields,'$.src'), json_extract(e.fields,'$.dst'),"
-	" json_extract(e.fields,'$.src_dev'), json_extract(e.fields,'$.dst_dev'), json_extract(e.fields,'$.dir'),"
-	" json_extract(e.fields,'$.transport'), json_extract(e.fields,'$.gdr'), json_extract(e.fields,'$.nchannels'),"
-	" json_extract(e.fields,'$.np2p')"
+	" e.line_no, e.event_id, e.kind, e.rank, e.fields"
 	" FROM events e JOIN sources s USING(source_id)"
 	" WHERE e.kind IN ('nccl_env','nccl_env_set','nccl_bootstrap_if','nccl_net_devices','nccl_net_no_device',"
 	"  'nccl_net_plugin','nccl_using_network','nccl_comm_init','nccl_channels','nccl_channel','nccl_gdr',"
@@ -259,9 +245,20 @@ static struct cm *find_cm(struct proc *p, const char *ptr)
 	return NULL;
 }
 
-static void read_event(sqlite3 *db, struct proc *p, sqlite3_stmt *st, char *pending_net, size_t pn,
-		       int64_t *pending_ev)
+/* what reading one process's events needs besides the process */
+struct reader {
+	sqlite3_stmt *st;      /* events_sql */
+	sqlite3_stmt *comm_id; /* the key the comms analysis gave a communicator */
+	struct json_object fields;
+	char pending_net[64];  /* "Using network X", waiting for the communicator it precedes */
+	int64_t pending_ev;
+};
+
+static void read_event(struct reader *r, struct proc *p)
 {
+	sqlite3_stmt *st = r->st;
+	struct json_object *f = &r->fields;
+	json_object_load(f, (const char *)sqlite3_column_text(st, C_FIELDS), (size_t)sqlite3_column_bytes(st, C_FIELDS));
 	const char *kind = col(st, C_KIND);
 	int64_t ev = sqlite3_column_int64(st, C_EVENT);
 	if (strcmp(kind, "nccl_channel") != 0)
@@ -269,23 +266,23 @@ static void read_event(sqlite3 *db, struct proc *p, sqlite3_stmt *st, char *pend
 	if (p->rank < 0)
 		p->rank = col_int(st, C_RANK, -1);
 	if (!strcmp(kind, "nccl_env") || !strcmp(kind, "nccl_env_set")) {
-		const char *name = col(st, F_NAME);
+		const char *name = json_object_str(f, "name");
 		if (!strcmp(name, "NCCL_SOCKET_IFNAME") && !p->sock_env[0]) {
-			SET(p->sock_env, col(st, F_VALUE));
+			SET(p->sock_env, json_object_str(f, "value"));
 			p->ev_sock_env = ev;
 		} else if (!strcmp(name, "NCCL_IB_HCA") && !p->hca_env[0]) {
-			SET(p->hca_env, col(st, F_VALUE));
+			SET(p->hca_env, json_object_str(f, "value"));
 			p->ev_hca_env = ev;
 		}
 	} else if (!strcmp(kind, "nccl_bootstrap_if")) {
 		if (!p->boot_if[0]) {
-			SET(p->boot_if, *col(st, F_IFNAME) ? col(st, F_IFNAME) : col(st, F_NET_DEV));
-			SET(p->boot_addr, col(st, F_ADDR));
+			SET(p->boot_if, *json_object_str(f, "ifname") ? json_object_str(f, "ifname") : json_object_str(f, "net_dev"));
+			SET(p->boot_addr, json_object_str(f, "addr"));
 			p->ev_boot = ev;
 		}
 	} else if (!strcmp(kind, "nccl_net_devices") || !strcmp(kind, "nccl_net_no_device")) {
-		const char *plugin = col(st, F_PLUGIN);
-		const char *devs = !strcmp(kind, "nccl_net_no_device") ? "" : col(st, F_DEVICES);
+		const char *plugin = json_object_str(f, "plugin");
+		const char *devs = !strcmp(kind, "nccl_net_no_device") ? "" : json_object_str(f, "devices");
 		int i;
 		for (i = 0; i < p->npd; i++)
 			if (!strcmp(p->pd[i].plugin, plugin))
@@ -298,22 +295,22 @@ static void read_event(sqlite3 *db, struct proc *p, sqlite3_stmt *st, char *pend
 			p->pd[i].ev = ev;
 		}
 	} else if (!strcmp(kind, "nccl_net_plugin")) {
-		const char *status = col(st, F_STATUS), *type = col(st, F_TYPE);
+		const char *status = json_object_str(f, "status"), *type = json_object_str(f, "type");
 		if (!strcmp(type, "NET") && (!strcmp(status, "Assigned") || !strcmp(status, "Initialized") ||
 					     !strcmp(status, "Loaded") || !strcmp(status, "Using")) &&
 		    !p->plugin[0]) {
-			SET(p->plugin, col(st, F_PLUGIN));
+			SET(p->plugin, json_object_str(f, "plugin"));
 			p->ev_plugin = ev;
 		}
 	} else if (!strcmp(kind, "nccl_using_network")) {
 		if (!p->network[0]) {
-			SET(p->network, col(st, F_NETWORK));
+			SET(p->network, json_object_str(f, "network"));
 			p->ev_network = ev;
 		}
-		snprintf(pending_net, pn, "%s", col(st, F_NETWORK));
-		*pending_ev = ev;
+		snprintf(r->pending_net, sizeof(r->pending_net), "%s", json_object_str(f, "network"));
+		r->pending_ev = ev;
 	} else if (!strcmp(kind, "nccl_comm_init")) {
-		const char *ptr = col(st, F_COMM);
+		const char *ptr = json_object_str(f, "comm");
 		struct cm *c = find_cm(p, ptr);
 		if (!c) {
 			xgrow(&p->cms, &p->cmcap, p->ncm + 1, sizeof(*p->cms));
@@ -321,32 +318,32 @@ static void read_event(sqlite3 *db, struct proc *p, sqlite3_stmt *st, char *pend
 			memset(c, 0, sizeof(*c));
 			snprintf(c->ptr, sizeof(c->ptr), "%s", ptr);
 			c->line_no = sqlite3_column_int64(st, C_LINE);
-			c->comm_rank = col_int(st, F_COMM_RANK, -1);
-			c->nranks = col_int(st, F_NRANKS, 0);
-			snprintf(c->dev[0], sizeof(c->dev[0]), "%s", col(st, F_CUDA_DEV));
-			snprintf(c->dev[1], sizeof(c->dev[1]), "%s", col(st, F_NVML_DEV));
-			snprintf(c->dev[2], sizeof(c->dev[2]), "%s", col(st, F_BUS_ID));
+			c->comm_rank = (int)json_object_int(f, "comm_rank", -1);
+			c->nranks = (int)json_object_int(f, "nranks", 0);
+			snprintf(c->dev[0], sizeof(c->dev[0]), "%s", json_object_str(f, "cuda_dev"));
+			snprintf(c->dev[1], sizeof(c->dev[1]), "%s", json_object_str(f, "nvml_dev"));
+			snprintf(c->dev[2], sizeof(c->dev[2]), "%s", json_object_str(f, "bus_id"));
 			/* the key the comms analysis gave it */
-			sqlite3_stmt *q = db_prepare(db, "SELECT comm_id FROM temp.nw_comms WHERE host = ? AND pid = ? AND comm_ptr = ?");
+			sqlite3_stmt *q = r->comm_id;
+			sqlite3_reset(q);
 			sqlite3_bind_text(q, 1, p->host, -1, SQLITE_STATIC);
 			sqlite3_bind_int64(q, 2, p->pid);
 			sqlite3_bind_text(q, 3, ptr, -1, SQLITE_STATIC);
 			if (sqlite3_step(q) == SQLITE_ROW)
 				snprintf(c->comm_id, sizeof(c->comm_id), "%s", col(q, 0));
-			sqlite3_finalize(q);
 			if (!c->comm_id[0])
-				snprintf(c->comm_id, sizeof(c->comm_id), "%s", col(st, F_COMM_ID));
+				snprintf(c->comm_id, sizeof(c->comm_id), "%s", json_object_str(f, "comm_id"));
 			/* "Using network X" comes right before the communicator's init */
-			if (pending_net[0]) {
-				snprintf(c->network, sizeof(c->network), "%s", pending_net);
-				c->ev_network = *pending_ev;
-				pending_net[0] = '\0';
+			if (r->pending_net[0]) {
+				snprintf(c->network, sizeof(c->network), "%s", r->pending_net);
+				c->ev_network = r->pending_ev;
+				r->pending_net[0] = '\0';
 			}
 		}
 	} else if (!strcmp(kind, "nccl_channels")) {
 		/* "N coll channels, ... P p2p channels": between the last init START and its COMPLETE */
 		if (p->ncm) {
-			int a = col_int(st, F_NCHANNELS, 0), b = col_int(st, F_NP2P, 0);
+			int a = (int)json_object_int(f, "nchannels", 0), b = (int)json_object_int(f, "np2p", 0);
 			p->cms[p->ncm - 1].maxch = a > b ? a : b;
 		}
 	} else if (!strcmp(kind, "nccl_channel")) {
@@ -355,18 +352,18 @@ static void read_event(sqlite3 *db, struct proc *p, sqlite3_stmt *st, char *pend
 		memset(c, 0, sizeof(*c));
 		c->line_no = sqlite3_column_int64(st, C_LINE);
 		c->run = p->run;
-		c->channel = col_int(st, F_CHANNEL, -1);
-		c->src = col_int(st, F_SRC, -1);
-		c->dst = col_int(st, F_DST, -1);
-		const char *dir = col(st, F_DIR);
+		c->channel = (int)json_object_int(f, "channel", -1);
+		c->src = (int)json_object_int(f, "src", -1);
+		c->dst = (int)json_object_int(f, "dst", -1);
+		const char *dir = json_object_str(f, "dir");
 		c->dir = !strcmp(dir, "send") ? 1 : !strcmp(dir, "receive") ? 2 : 0;
-		snprintf(c->src_dev, sizeof(c->src_dev), "%s", col(st, F_SRC_DEV));
-		snprintf(c->dst_dev, sizeof(c->dst_dev), "%s", col(st, F_DST_DEV));
-		norm_transport(col(st, F_TRANSPORT), c->tr, sizeof(c->tr));
+		snprintf(c->src_dev, sizeof(c->src_dev), "%s", json_object_str(f, "src_dev"));
+		snprintf(c->dst_dev, sizeof(c->dst_dev), "%s", json_object_str(f, "dst_dev"));
+		norm_transport(json_object_str(f, "transport"), c->tr, sizeof(c->tr));
 		if (!p->ev_channel && net_class(c->tr))
 			p->ev_channel = ev;
 	} else if (!strcmp(kind, "nccl_gdr")) {
-		const char *g = col(st, F_GDR);
+		const char *g = json_object_str(f, "gdr");
 		if (!strcasecmp(g, "enabled"))
 			p->gdr_line = 1;
 		else if (p->gdr_line < 0)
@@ -769,8 +766,8 @@ static void finding_missing_interface(sqlite3 *db, struct proc *ps, size_t n, st
 			ev_warn = ps[i].ev_no_if;
 	char what[160] = "";
 	sqlite3_stmt *q = db_prepare(db,
-		"SELECT CASE kind WHEN 'nccl_no_socket_if' THEN json_extract(fields,'$.what') || ' : no socket interface found'"
-		" ELSE 'NET/' || json_extract(fields,'$.plugin') || ' : no interface found' END FROM events WHERE event_id = ?");
+		"SELECT CASE kind WHEN 'nccl_no_socket_if' THEN field(fields, 'what') || ' : no socket interface found'"
+		" ELSE 'NET/' || field(fields, 'plugin') || ' : no interface found' END FROM events WHERE event_id = ?");
 	sqlite3_bind_int64(q, 1, ev_warn);
 	if (sqlite3_step(q) == SQLITE_ROW)
 		snprintf(what, sizeof(what), "%s", col(q, 0));
@@ -1035,7 +1032,7 @@ void analysis_network(sqlite3 *db)
 	/* the communicators as the comms analysis keyed them, indexed for the lookups below */
 	db_exec(db, "DROP TABLE IF EXISTS temp.nw_comms;"
 		    "CREATE TEMP TABLE nw_comms AS SELECT c.comm_id, c.comm_rank, c.host, c.pid, c.comm_ptr, c.cuda_dev,"
-		    " json_extract(e.fields,'$.nvml_dev') AS nvml_dev, c.bus_id FROM comms c"
+		    " field(e.fields, 'nvml_dev') AS nvml_dev, c.bus_id FROM comms c"
 		    " LEFT JOIN events e ON e.event_id = c.event_id;"
 		    "CREATE INDEX temp.nw_comms_rank ON nw_comms(comm_id, comm_rank);"
 		    "CREATE INDEX temp.nw_comms_ptr ON nw_comms(host, pid, comm_ptr);");
@@ -1043,7 +1040,11 @@ void analysis_network(sqlite3 *db)
 		"INSERT INTO network(host, rank, pid, comm_id, bootstrap_if, bootstrap_addr, socket_ifname_env, ib_hca_env,"
 		" net_plugin, net_devices, network, gdr, transports) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	db_exec(db, channel_sources_sql);
-	sqlite3_stmt *st = db_prepare(db, events_sql);
+	struct reader r = {
+		.st = db_prepare(db, events_sql),
+		.comm_id = db_prepare(db, "SELECT comm_id FROM temp.nw_comms WHERE host = ? AND pid = ? AND comm_ptr = ?"),
+	};
+	sqlite3_stmt *st = r.st;
 	struct proc *ps = NULL;
 	size_t n = 0, cap = 0;
 	struct proc cur, src;
@@ -1052,8 +1053,6 @@ void analysis_network(sqlite3 *db)
 	proc_clear(&cur);
 	proc_clear(&src);
 	int64_t src_id = -1;
-	char pending[64] = "";
-	int64_t pending_ev = 0;
 	bool have = false;
 	for (;;) {
 		bool row = sqlite3_step(st) == SQLITE_ROW;
@@ -1061,7 +1060,7 @@ void analysis_network(sqlite3 *db)
 		if (have && (new_proc || sqlite3_column_int64(st, C_SRC) != src_id)) {
 			merge(&cur, &src);
 			proc_clear(&src);
-			pending[0] = '\0';
+			r.pending_net[0] = '\0';
 		}
 		if (have && new_proc) {
 			finish(db, &cur, ins);
@@ -1083,10 +1082,12 @@ void analysis_network(sqlite3 *db)
 			snprintf(src.host, sizeof(src.host), "%s", cur.host);
 			src.pid = cur.pid;
 		}
-		read_event(db, &src, st, pending, sizeof(pending), &pending_ev);
+		read_event(&r, &src);
 	}
 	sqlite3_finalize(st);
+	sqlite3_finalize(r.comm_id);
 	sqlite3_finalize(ins);
+	json_object_free(&r.fields);
 	proc_clear(&src);
 	proc_clear(&cur);
 	findings_hosts(db, ps, n);

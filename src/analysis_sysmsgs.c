@@ -97,7 +97,7 @@ static int iface_rank(sqlite3 *db, const char *host, const char *ifname, const c
 			"SELECT min(rank) FROM (SELECT rank FROM network WHERE host = ?1 AND rank IS NOT NULL AND"
 			" (bootstrap_if = ?2 OR instr(coalesce(net_devices,''), ']' || ?2 || ':') > 0)"
 			" UNION ALL SELECT e.rank FROM events e WHERE e.host = ?1 AND e.rank IS NOT NULL"
-			" AND e.kind = 'nccl_net_devices' AND json_extract(e.fields,'$.oob_if') = ?2)");
+			" AND e.kind = 'nccl_net_devices' AND field(e.fields, 'oob_if') = ?2)");
 		sqlite3_bind_text(q, 1, host, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 2, ifname, -1, SQLITE_STATIC);
 		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
@@ -108,7 +108,7 @@ static int iface_rank(sqlite3 *db, const char *host, const char *ifname, const c
 		/* "NET/IB: [1] mlx5_1:uverbs1:1/IB ... pciPath=/sys/devices/.../0000:3b:00.1" */
 		sqlite3_stmt *q = db_prepare(db,
 			"SELECT min(rank) FROM events WHERE host = ?1 AND rank IS NOT NULL AND kind = 'nccl_ib_device'"
-			" AND lower(json_extract(fields,'$.pci_path')) LIKE '%/' || lower(?2)");
+			" AND lower(field(fields, 'pci_path')) LIKE '%/' || lower(?2)");
 		sqlite3_bind_text(q, 1, host, -1, SQLITE_STATIC);
 		sqlite3_bind_text(q, 2, pci, -1, SQLITE_STATIC);
 		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL)
@@ -121,7 +121,7 @@ static int iface_rank(sqlite3 *db, const char *host, const char *ifname, const c
 bool corr_nic_used(sqlite3 *db, int64_t event_id, const char *host, const char *device)
 {
 	char pci[64] = "";
-	q_text(db, pci, sizeof(pci), "SELECT json_extract(fields,'$.pci') FROM events WHERE event_id = %lld",
+	q_text(db, pci, sizeof(pci), "SELECT field(fields, 'pci') FROM events WHERE event_id = %lld",
 	       (long long)event_id);
 	return host && iface_rank(db, host, device, pci) >= 0;
 }
@@ -143,7 +143,7 @@ static void load_sysmsgs(sqlite3 *db)
 {
 	sqlite3_stmt *st = db_prepare(db,
 		"SELECT e.event_id, e.kind, coalesce(e.host, s.host), e.time_us, e.fields, l.text,"
-		" json_extract(e.fields,'$.pci'), json_extract(e.fields,'$.ifname')"
+		" field(e.fields, 'pci'), field(e.fields, 'ifname')"
 		" FROM events e JOIN sources s USING(source_id)"
 		" LEFT JOIN lines l ON l.source_id = e.source_id AND l.line_no = e.line_no"
 		" WHERE e.class = 'sysmsg' ORDER BY e.time_us IS NULL, e.time_us, e.event_id");
@@ -318,7 +318,7 @@ static void finding_xid(sqlite3 *db, const struct span *sp, sqlite3_stmt *st)
 				hint.len ? hint.data : NULL);
 	evidence_add(db, f, ev, "the Xid");
 	evidence_add(db, f, q_int(db, 0, "SELECT min(event_id) FROM events WHERE kind = 'nccl_comm_init' AND rank = %d"
-					 " AND lower(pci_from_bus_id(json_extract(fields,'$.bus_id'))) = %Q", rank, device),
+					 " AND lower(pci_from_bus_id(field(fields, 'bus_id'))) = %Q", rank, device),
 		     "the rank's GPU (NCCL init busId)");
 	buf_free(&sum);
 	buf_free(&hint);

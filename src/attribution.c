@@ -15,8 +15,8 @@
 static const char known_hosts_sql[] =
 	"SELECT host FROM events WHERE host IS NOT NULL AND host <> '' "
 	"UNION SELECT content_host FROM sources WHERE content_host IS NOT NULL "
-	"UNION SELECT json_extract(fields, '$.host') FROM events "
-	"  WHERE kind IN ('app_rank_identity', 'torchrun_failure_host') AND json_extract(fields, '$.host') IS NOT NULL";
+	"UNION SELECT field(fields, 'host') FROM events "
+	"  WHERE kind IN ('app_rank_identity', 'torchrun_failure_host') AND field(fields, 'host') IS NOT NULL";
 
 struct strset {
 	char **items;
@@ -168,8 +168,8 @@ static const char procs_sql[] =
 	"DELETE FROM procs;\n"
 	/* the training script's identity line */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
-	"  SELECT json_extract(fields,'$.host'), json_extract(fields,'$.pid'), json_extract(fields,'$.rank'),\n"
-	"         json_extract(fields,'$.local_rank'), 'identity line'\n"
+	"  SELECT field(fields, 'host'), field(fields, 'pid'), field(fields, 'rank'),\n"
+	"         field(fields, 'local_rank'), 'identity line'\n"
 	"  FROM events WHERE kind = 'app_rank_identity';\n"
 	/* torchrun's failure report: time / host / rank (local_rank) / exitcode (pid) blocks */
 	"WITH f AS (\n"
@@ -178,10 +178,10 @@ static const char procs_sql[] =
 	"  FROM events e WHERE kind LIKE 'torchrun_failure_%'),\n"
 	"b AS (\n"
 	"  SELECT source_id, blk,\n"
-	"    max(CASE WHEN kind='torchrun_failure_host' THEN json_extract(fields,'$.host') END) AS host,\n"
-	"    max(CASE WHEN kind='torchrun_failure_rank' THEN json_extract(fields,'$.rank') END) AS rank,\n"
-	"    max(CASE WHEN kind='torchrun_failure_rank' THEN json_extract(fields,'$.local_rank') END) AS local_rank,\n"
-	"    max(CASE WHEN kind='torchrun_failure_exitcode' THEN json_extract(fields,'$.pid') END) AS pid\n"
+	"    max(CASE WHEN kind='torchrun_failure_host' THEN field(fields, 'host') END) AS host,\n"
+	"    max(CASE WHEN kind='torchrun_failure_rank' THEN field(fields, 'rank') END) AS rank,\n"
+	"    max(CASE WHEN kind='torchrun_failure_rank' THEN field(fields, 'local_rank') END) AS local_rank,\n"
+	"    max(CASE WHEN kind='torchrun_failure_exitcode' THEN field(fields, 'pid') END) AS pid\n"
 	"  FROM f GROUP BY source_id, blk)\n"
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT host, pid, rank, local_rank, 'torchrun failure report' FROM b\n"
@@ -195,17 +195,17 @@ static const char procs_sql[] =
 	"  SELECT host, pid, rank, local_rank, 'per-rank file'\n"
 	"  FROM sources WHERE rank IS NOT NULL AND host IS NOT NULL AND kind = 'rank_log';\n"
 	/* the first communicator of a process spans the world: its rank is global */
-	"WITH w AS (SELECT max(json_extract(fields,'$.nranks')) AS n FROM events WHERE kind='nccl_comm_init')\n"
+	"WITH w AS (SELECT max(field(fields, 'nranks')) AS n FROM events WHERE kind='nccl_comm_init')\n"
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
-	"  SELECT DISTINCT e.host, e.pid, json_extract(e.fields,'$.comm_rank'), e.local_rank, 'NCCL world communicator'\n"
-	"  FROM events e, w WHERE e.kind='nccl_comm_init' AND json_extract(e.fields,'$.nranks') = w.n\n"
-	"    AND coalesce(json_extract(e.fields,'$.api'), '') NOT LIKE '%Split%' AND e.pid IS NOT NULL;\n"
+	"  SELECT DISTINCT e.host, e.pid, field(e.fields, 'comm_rank'), e.local_rank, 'NCCL world communicator'\n"
+	"  FROM events e, w WHERE e.kind='nccl_comm_init' AND field(e.fields, 'nranks') = w.n\n"
+	"    AND coalesce(field(e.fields, 'api'), '') NOT LIKE '%Split%' AND e.pid IS NOT NULL;\n"
 	/* NCCL lines in per-rank files and consoles tie pid to local rank */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT DISTINCT host, pid, NULL, local_rank, 'NCCL prefix and local rank'\n"
 	"  FROM events WHERE kind LIKE 'nccl_%' AND pid IS NOT NULL AND local_rank IS NOT NULL AND host IS NOT NULL;\n"
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
-	"  SELECT s.host, json_extract(e.fields,'$.pid'), NULL, json_extract(e.fields,'$.local_rank'), 'torchrun exit line'\n"
+	"  SELECT s.host, field(e.fields, 'pid'), NULL, field(e.fields, 'local_rank'), 'torchrun exit line'\n"
 	"  FROM events e JOIN sources s USING(source_id) WHERE e.kind='torchrun_worker_failed';\n"
 	/* complete rows from each other: (host, local_rank) <-> rank, (host, pid) <-> rank */
 	"UPDATE procs SET rank = (SELECT p.rank FROM procs p WHERE p.rank IS NOT NULL AND p.host = procs.host\n"
@@ -237,8 +237,8 @@ static const char ranks_sql[] =
 	/* the GPU of each rank, from its first NCCL init line */
 	"DROP TABLE IF EXISTS temp.first_init;\n"
 	"CREATE TEMP TABLE first_init(host TEXT, pid INTEGER, cuda_dev, nvml_dev, bus_id TEXT, PRIMARY KEY(host, pid));\n"
-	"INSERT OR IGNORE INTO first_init SELECT host, pid, json_extract(fields,'$.cuda_dev'),\n"
-	"    json_extract(fields,'$.nvml_dev'), CAST(json_extract(fields,'$.bus_id') AS TEXT)\n"
+	"INSERT OR IGNORE INTO first_init SELECT host, pid, field(fields, 'cuda_dev'),\n"
+	"    field(fields, 'nvml_dev'), CAST(field(fields, 'bus_id') AS TEXT)\n"
 	"  FROM events WHERE kind = 'nccl_comm_init' AND host IS NOT NULL AND pid IS NOT NULL ORDER BY event_id;\n"
 	"UPDATE ranks SET\n"
 	"  cuda_dev = (SELECT cuda_dev FROM first_init f WHERE f.host = ranks.host AND f.pid = ranks.pid),\n"

@@ -75,9 +75,9 @@ bool diag_init_failure(struct diagnosis *d)
 	if (!what_ev)
 		what_ev = v->evidence[0].event_id;
 	q_text(d->db, what, sizeof(what),
-	       "SELECT CASE kind WHEN 'nccl_no_socket_if' THEN json_extract(fields,'$.what') || ' : no socket interface found'"
-	       " WHEN 'nccl_net_no_interface' THEN 'NET/' || json_extract(fields,'$.plugin') || ' : no interface found'"
-	       " ELSE coalesce(json_extract(fields,'$.msg'), kind) END FROM events WHERE event_id = %lld",
+	       "SELECT CASE kind WHEN 'nccl_no_socket_if' THEN field(fields, 'what') || ' : no socket interface found'"
+	       " WHEN 'nccl_net_no_interface' THEN 'NET/' || field(fields, 'plugin') || ' : no interface found'"
+	       " ELSE coalesce(field(fields, 'msg'), kind) END FROM events WHERE event_id = %lld",
 	       (long long)what_ev);
 	struct rank_facts *c0 = diag_rank(d, v->culprits[0]);
 	if (c0)
@@ -85,13 +85,13 @@ bool diag_init_failure(struct diagnosis *d)
 	/* the interface setting on the failing host, and what the others used */
 	int64_t env_ev = q_int(d->db, 0,
 		"SELECT min(event_id) FROM events WHERE kind = 'nccl_env' AND host = %Q"
-		" AND json_extract(fields,'$.name') = 'NCCL_SOCKET_IFNAME'", host);
-	q_text(d->db, ifname, sizeof(ifname), "SELECT json_extract(fields,'$.value') FROM events WHERE event_id = %lld",
+		" AND field(fields, 'name') = 'NCCL_SOCKET_IFNAME'", host);
+	q_text(d->db, ifname, sizeof(ifname), "SELECT field(fields, 'value') FROM events WHERE event_id = %lld",
 	       (long long)env_ev);
 	int64_t other_ev = q_int(d->db, 0,
 		"SELECT min(event_id) FROM events WHERE kind = 'nccl_bootstrap_if' AND host IS NOT NULL AND host <> %Q", host);
 	q_text(d->db, other_if, sizeof(other_if),
-	       "SELECT json_extract(fields,'$.ifname') FROM events WHERE event_id = %lld", (long long)other_ev);
+	       "SELECT field(fields, 'ifname') FROM events WHERE event_id = %lld", (long long)other_ev);
 	q_text(d->db, other_hosts, sizeof(other_hosts),
 	       "SELECT group_concat(h, ', ') FROM (SELECT DISTINCT host AS h FROM events WHERE kind = 'nccl_bootstrap_if'"
 	       " AND host <> %Q ORDER BY host)", host);
@@ -151,8 +151,8 @@ bool diag_app_exception(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT event_id, rank, time_us, coalesce(json_extract(fields,'$.type'),''),"
-		" coalesce(json_extract(fields,'$.msg'),'') FROM events"
+		"SELECT event_id, rank, time_us, coalesce(field(fields, 'type'),''),"
+		" coalesce(field(fields, 'msg'),'') FROM events"
 		" WHERE kind = 'py_exception' AND rank IS NOT NULL ORDER BY time_us IS NULL, time_us, event_id");
 	int64_t first_t = T_NONE, first_ev = 0;
 	int first_rank = -1;
@@ -309,7 +309,7 @@ bool diag_rank_exited(struct diagnosis *d)
 	v_cite_event(v, first->exit_event, "the exit");
 	v_cite_event(v, q_int(d->db, 0,
 			      "SELECT e.event_id FROM events e WHERE e.kind = 'torchrun_failure_traceback'"
-			      " AND json_extract(e.fields,'$.pid') = (SELECT pid FROM ranks WHERE rank = %d)"
+			      " AND field(e.fields, 'pid') = (SELECT pid FROM ranks WHERE rank = %d)"
 			      " AND e.host = %Q ORDER BY e.event_id LIMIT 1",
 			      first->rank, first->host),
 		     "signal");

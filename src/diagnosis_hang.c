@@ -23,8 +23,8 @@ void diag_responsiveness(struct diagnosis *d)
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT rank, count(*) FROM events WHERE rank IS NOT NULL AND time_us BETWEEN ?1 AND ?2"
 		" AND coalesce(clock, '') <> 'inherited' AND kind NOT LIKE 'fr\\_%' ESCAPE '\\'"
-		" AND NOT (kind = 'pg_watchdog_timeout' AND json_extract(fields,'$.ran_ms') >"
-		"          1.5 * json_extract(fields,'$.timeout_ms') + 10000)"
+		" AND NOT (kind = 'pg_watchdog_timeout' AND field(fields, 'ran_ms') >"
+		"          1.5 * field(fields, 'timeout_ms') + 10000)"
 		" GROUP BY rank");
 	sqlite3_bind_int64(st, 1, d->t0 - 1000000);
 	sqlite3_bind_int64(st, 2, d->t0 + ALIVE_WINDOW_US);
@@ -38,7 +38,7 @@ void diag_responsiveness(struct diagnosis *d)
 	 * the process was stopped or its host frozen */
 	st = db_prepare(d->db,
 		"SELECT rank, min(event_id) FROM events WHERE kind = 'pg_watchdog_timeout' AND rank IS NOT NULL"
-		" AND json_extract(fields,'$.ran_ms') > 1.5 * json_extract(fields,'$.timeout_ms') + 10000 GROUP BY rank");
+		" AND field(fields, 'ran_ms') > 1.5 * field(fields, 'timeout_ms') + 10000 GROUP BY rank");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct rank_facts *r = diag_rank(d, sqlite3_column_int(st, 0));
 		if (r) {
@@ -64,7 +64,7 @@ void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char 
 		"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
 		" WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
 		" ORDER BY c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
-		" e.time_us - coalesce(json_extract(e.fields,'$.ran_ms'), 0) * 1000, e.time_us LIMIT 1",
+		" e.time_us - coalesce(field(e.fields, 'ran_ms'), 0) * 1000, e.time_us LIMIT 1",
 		ranks.len ? ranks.data : "-1");
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
@@ -425,7 +425,7 @@ static bool desync_report(struct diagnosis *d)
 	if (!ev)
 		return false;
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT DISTINCT CAST(value AS INTEGER) FROM events, json_each('[' || json_extract(fields,'$.ranks') || ']')"
+		"SELECT DISTINCT CAST(value AS INTEGER) FROM events, json_each('[' || field(fields, 'ranks') || ']')"
 		" WHERE event_id = ?");
 	sqlite3_bind_int64(st, 1, ev);
 	while (sqlite3_step(st) == SQLITE_ROW)
@@ -439,9 +439,9 @@ static bool desync_report(struct diagnosis *d)
 	v->first_failure_t = d->t0;
 	int64_t at = q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'pg_desync_timeout_at'");
 	if (at) {
-		q_text(d->db, v->op, sizeof(v->op), "SELECT norm_op(json_extract(fields,'$.op')) FROM events WHERE event_id = %lld",
+		q_text(d->db, v->op, sizeof(v->op), "SELECT norm_op(field(fields, 'op')) FROM events WHERE event_id = %lld",
 		       (long long)at);
-		v->seq = (long)q_int(d->db, -1, "SELECT json_extract(fields,'$.seq') FROM events WHERE event_id = %lld",
+		v->seq = (long)q_int(d->db, -1, "SELECT field(fields, 'seq') FROM events WHERE event_id = %lld",
 				     (long long)at);
 	}
 	int64_t wev = diag_wait_into_verdict(d);
@@ -513,8 +513,8 @@ bool diag_stalled(struct diagnosis *d)
 		if (!v_has_culprit(v, b->rank))
 			continue;
 		sqlite3_stmt *w = db_prepare(d->db,
-			"SELECT c.op, c.event_id, coalesce(c.time_created_us, e.time_us - coalesce(json_extract(e.fields,"
-			"'$.ran_ms'), 0) * 1000) AS t FROM collectives c JOIN events e ON e.event_id = c.event_id"
+			"SELECT c.op, c.event_id, coalesce(c.time_created_us, e.time_us - coalesce(field(e.fields,"
+			" 'ran_ms'), 0) * 1000) AS t FROM collectives c JOIN events e ON e.event_id = c.event_id"
 			" WHERE c.pg = ?1 AND c.seq = ?2 ORDER BY c.state IN ('timed_out','failed') DESC, t LIMIT 1");
 		sqlite3_bind_text(w, 1, b->pg, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(w, 2, b->seq);
@@ -658,8 +658,8 @@ bool diag_unresponsive(struct diagnosis *d)
 			if (r->frozen) {
 				char ran[64] = "";
 				q_text(d->db, ran, sizeof(ran),
-				       "SELECT json_extract(fields,'$.ran_ms') || ' ms against a ' ||"
-				       " json_extract(fields,'$.timeout_ms') || ' ms timeout' FROM events WHERE event_id = %lld",
+				       "SELECT field(fields, 'ran_ms') || ' ms against a ' ||"
+				       " field(fields, 'timeout_ms') || ' ms timeout' FROM events WHERE event_id = %lld",
 				       (long long)r->frozen_event);
 				buf_printf(&v->summary, " When it came back, rank %d's watchdog reported a collective"
 							" running for %s: the process%s not scheduled at all (%s).",

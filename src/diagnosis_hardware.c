@@ -241,7 +241,7 @@ bool diag_hardware(struct diagnosis *d)
 	if (is_gpu)
 		v_cite_event(v, q_int(d->db, 0,
 				      "SELECT min(event_id) FROM events WHERE kind = 'nccl_comm_init' AND rank = %d"
-				      " AND lower(pci_from_bus_id(json_extract(fields,'$.bus_id'))) = lower(%Q)",
+				      " AND lower(pci_from_bus_id(field(fields, 'bus_id'))) = lower(%Q)",
 				      m->rank, m->device),
 			     "the culprit's GPU (NCCL init busId)");
 	else

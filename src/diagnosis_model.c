@@ -106,8 +106,8 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 
 	/* world size: what the logs say, else what we saw */
 	d->world = (int)q_int(db, 0,
-		"SELECT max(n) FROM (SELECT max(json_extract(fields,'$.nranks')) AS n FROM events WHERE kind='nccl_comm_init'"
-		" UNION ALL SELECT max(json_extract(fields,'$.world')) FROM events WHERE kind='app_rank_identity'"
+		"SELECT max(n) FROM (SELECT max(field(fields, 'nranks')) AS n FROM events WHERE kind='nccl_comm_init'"
+		" UNION ALL SELECT max(field(fields, 'world')) FROM events WHERE kind='app_rank_identity'"
 		" UNION ALL SELECT max(size) FROM process_groups)");
 	if (d->world < (int)d->nranks)
 		d->world = (int)d->nranks;

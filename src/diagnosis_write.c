@@ -22,8 +22,8 @@ static void write_cascade(struct diagnosis *d)
 		"INSERT INTO cascade(rank, host, time_us, offset_ms, what, role, event_id) VALUES(?,?,?,?,?,?,?)");
 	/* the ranks others named as the source of the dump signal */
 	bool *detected = xcalloc(d->nranks + 1, sizeof(bool));
-	sqlite3_stmt *dq = db_prepare(d->db, "SELECT DISTINCT json_extract(fields,'$.from_rank') FROM events"
-					     " WHERE kind = 'pg_dump_signal' AND json_extract(fields,'$.from_rank') IS NOT NULL");
+	sqlite3_stmt *dq = db_prepare(d->db, "SELECT DISTINCT field(fields, 'from_rank') FROM events"
+					     " WHERE kind = 'pg_dump_signal' AND field(fields, 'from_rank') IS NOT NULL");
 	while (sqlite3_step(dq) == SQLITE_ROW) {
 		struct rank_facts *r = diag_rank(d, sqlite3_column_int(dq, 0));
 		if (r)

@@ -21,11 +21,11 @@ struct loader {
  * line_no is the entry number): made from its fields. */
 #define EVENT_TEXT(ev, line)                                                                              \
 	"CASE WHEN " ev ".kind = 'fr_entry' THEN printf('flight recorder entry %d: %s seq %s %s numel_in=%s "   \
-	"numel_out=%s %s, state %s%s', " line ", json_extract(" ev ".fields, '$.pg_desc'), "                   \
-	"json_extract(" ev ".fields, '$.seq'), json_extract(" ev ".fields, '$.op'), "                           \
-	"json_extract(" ev ".fields, '$.numel_in'), json_extract(" ev ".fields, '$.numel_out'), "               \
-	"json_extract(" ev ".fields, '$.dtype'), json_extract(" ev ".fields, '$.state'), "                      \
-	"coalesce(', at ' || json_extract(" ev ".fields, '$.frame'), '')) "                                     \
+	"numel_out=%s %s, state %s%s', " line ", field(" ev ".fields, 'pg_desc'), "                   \
+	"field(" ev ".fields, 'seq'), field(" ev ".fields, 'op'), "                           \
+	"field(" ev ".fields, 'numel_in'), field(" ev ".fields, 'numel_out'), "               \
+	"field(" ev ".fields, 'dtype'), field(" ev ".fields, 'state'), "                      \
+	"coalesce(', at ' || field(" ev ".fields, 'frame'), '')) "                                     \
 	"WHEN " ev ".kind IS NOT NULL THEN " ev ".kind || ' ' || " ev ".fields END"
 
 /* A line whose text is wanted, and where to put it. */
@@ -513,12 +513,12 @@ static void load_job(struct loader *L)
 		m->last_us = col_int(st, 1);
 	}
 	sqlite3_finalize(st);
-	st = prep(L, "SELECT DISTINCT json_extract(fields, '$.version') v FROM events WHERE kind = 'nccl_version' "
+	st = prep(L, "SELECT DISTINCT field(fields, 'version') v FROM events WHERE kind = 'nccl_version' "
 		     "AND v IS NOT NULL ORDER BY v");
 	while (step_row(st))
 		strs_push(&m->nccl_versions, (char *)col_str(L, st, 0));
 	sqlite3_finalize(st);
-	st = prep(L, "SELECT DISTINCT json_extract(fields, '$.version') v FROM events WHERE kind IN ('torch_version', "
+	st = prep(L, "SELECT DISTINCT field(fields, 'version') v FROM events WHERE kind IN ('torch_version', "
 		     "'pytorch_version') AND v IS NOT NULL ORDER BY v");
 	while (step_row(st))
 		strs_push(&m->torch_versions, (char *)col_str(L, st, 0));
@@ -561,11 +561,11 @@ static void load_markers(struct loader *L)
 		   "  AND e.class IN ('step', 'timeout', 'error', 'exit', 'dump')"
 		   " UNION ALL"
 		   " SELECT e.event_id, r.rank, e.time_us, e.kind, e.class, e.source_id, e.line_no, e.fields, e.host"
-		   "  FROM events e JOIN ranks r ON r.host = e.host AND r.pid = json_extract(e.fields, '$.pid')"
+		   "  FROM events e JOIN ranks r ON r.host = e.host AND r.pid = field(e.fields, 'pid')"
 		   "  WHERE e.rank IS NULL AND e.time_us IS NOT NULL AND e.class IN ('exit', 'signal')),"
 		   " d AS (SELECT c.*, s.path, row_number() OVER (PARTITION BY c.rank, c.kind, c.time_us"
 		   "  ORDER BY s.kind = 'console', c.event_id) AS n FROM c JOIN sources s USING(source_id))"
-		   " SELECT ev.rank, ev.time_us, ev.kind, ev.class, json_extract(ev.fields, '$.step'), ev.path,"
+		   " SELECT ev.rank, ev.time_us, ev.kind, ev.class, field(ev.fields, 'step'), ev.path,"
 		   "  ev.line_no, " EVENT_TEXT("ev", "ev.line_no") ", ev.host, ev.source_id"
 		   " FROM d ev WHERE ev.n = 1 ORDER BY ev.rank, ev.time_us, ev.event_id");
 	size_t cap = 0, nw = 0, wcap = 0;

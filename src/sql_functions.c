@@ -3,12 +3,15 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_field.h"
 #include "line_prefix.h"
 #include "timestamp.h"
+#include "util.h"
 
 static void fn_iso_time(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -123,6 +126,93 @@ static void fn_hex_to_int(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int64(ctx, v);
 }
 
+/* field(json, key): json_extract(json, '$.key') for a top-level key. The
+ * analyses read several keys of each event in turn, so the members of the
+ * last object seen are kept: the next key of the same row is a short scan. */
+#define FIELD_CACHE_MEMBERS 64
+struct field_cache {
+	char *json; /* a copy of the last object */
+	size_t len, cap;
+	int n;      /* its members, or -1: look each key up in the text */
+	struct json_member m[FIELD_CACHE_MEMBERS];
+};
+
+static void field_cache_free(void *p)
+{
+	struct field_cache *c = p;
+	free(c->json);
+	free(c);
+}
+
+static void result_json_value(sqlite3_context *ctx, const struct json_value *v)
+{
+	switch (v->kind) {
+	case JSON_STRING:
+		if (!v->escaped) {
+			sqlite3_result_text(ctx, v->start, (int)v->len, SQLITE_TRANSIENT);
+		} else {
+			char *buf = sqlite3_malloc64(v->len + 1);
+			if (!buf) {
+				sqlite3_result_error_nomem(ctx);
+				return;
+			}
+			size_t n = json_unescape(v->start, v->len, buf);
+			sqlite3_result_text(ctx, buf, (int)n, sqlite3_free);
+		}
+		break;
+	case JSON_NUMBER: {
+		char num[64];
+		if (v->len >= sizeof(num))
+			return;
+		memcpy(num, v->start, v->len);
+		num[v->len] = '\0';
+		char *end;
+		errno = 0;
+		long long i = strtoll(num, &end, 10);
+		if (*end == '\0' && errno == 0)
+			sqlite3_result_int64(ctx, i);
+		else
+			sqlite3_result_double(ctx, strtod(num, NULL));
+		break;
+	}
+	case JSON_TRUE: sqlite3_result_int(ctx, 1); break;
+	case JSON_FALSE: sqlite3_result_int(ctx, 0); break;
+	case JSON_NESTED: sqlite3_result_text(ctx, v->start, (int)v->len, SQLITE_TRANSIENT); break;
+	default: break;
+	}
+}
+
+static void fn_field(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	struct field_cache *c = sqlite3_user_data(ctx);
+	const char *json = (const char *)sqlite3_value_text(argv[0]);
+	const char *key = (const char *)sqlite3_value_text(argv[1]);
+	if (!json || !key)
+		return;
+	size_t n = (size_t)sqlite3_value_bytes(argv[0]);
+	size_t keylen = (size_t)sqlite3_value_bytes(argv[1]);
+	if (!c->json || n != c->len || memcmp(json, c->json, n) != 0) {
+		if (n + 1 > c->cap) {
+			c->cap = n + 1 > 2 * c->cap ? n + 1 : 2 * c->cap;
+			c->json = xrealloc(c->json, c->cap);
+		}
+		memcpy(c->json, json, n);
+		c->json[n] = '\0';
+		c->len = n;
+		c->n = json_members(c->json, n, c->m, FIELD_CACHE_MEMBERS);
+	}
+	if (c->n >= 0) {
+		const struct json_value *v = json_member_get(c->m, c->n, key, keylen);
+		if (v)
+			result_json_value(ctx, v);
+		return;
+	}
+	struct json_value v;
+	if (json_field_find(c->json, n, key, keylen, &v))
+		result_json_value(ctx, &v);
+}
+
 static void free_code(void *p)
 {
 	pcre2_code_free(p);
@@ -170,4 +260,6 @@ void sql_functions_register(sqlite3 *db)
 	sqlite3_create_function(db, "line_body", 1, f, NULL, fn_line_body, NULL, NULL);
 	sqlite3_create_function(db, "norm_op", 1, f, NULL, fn_norm_op, NULL, NULL);
 	sqlite3_create_function(db, "hex_to_int", 1, f, NULL, fn_hex_to_int, NULL, NULL);
+	sqlite3_create_function_v2(db, "field", 2, f, xcalloc(1, sizeof(struct field_cache)), fn_field, NULL, NULL,
+				   field_cache_free);
 }

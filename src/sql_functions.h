@@ -5,7 +5,8 @@
  *   regexp(pattern, text) (PCRE2), so `text REGEXP 'pat'` works
  *   line_body(text)     -> the line without its wrappers ([default0]:, [rank3]:)
  *   norm_op(name)       -> ALLREDUCE, ALLGATHER, REDUCESCATTER, ... from any spelling
- *   hex_to_int(text)    -> the integer of hex digits (NCCL opCount) */
+ *   hex_to_int(text)    -> the integer of hex digits (NCCL opCount)
+ *   field(json, key)    -> json_extract(json, '$.key') for a top-level key, faster */
 #ifndef NF_SQL_FUNCTIONS_H
 #define NF_SQL_FUNCTIONS_H
 
