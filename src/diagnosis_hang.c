@@ -53,8 +53,10 @@ void diag_responsiveness(struct diagnosis *d)
 }
 
 /* The collective the culprits' peers waited on first: the timed-out
- * collective with the earliest start, in a group a culprit belongs to when
- * the logs tell the groups' members. */
+ * collective with the earliest start, reported by a rank that is not a
+ * culprit (a frozen rank's own watchdog, once it runs again, reports what it
+ * was doing, not what the others waited on), in a group a culprit belongs to
+ * when the logs tell the groups' members. */
 void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
 {
 	struct buf ranks = {0};
@@ -63,9 +65,9 @@ void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char 
 	char *sql = sqlite3_mprintf(
 		"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
 		" WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
-		" ORDER BY c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
+		" ORDER BY c.rank IN (%s), c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
 		" e.time_us - coalesce(field(e.fields, 'ran_ms'), 0) * 1000, e.time_us LIMIT 1",
-		ranks.len ? ranks.data : "-1");
+		ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1");
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
 	buf_free(&ranks);
@@ -458,6 +460,77 @@ static bool desync_report(struct diagnosis *d)
 	return true;
 }
 
+/* A rank that never enqueued G #N may have skipped it rather than stopped
+ * before it: it did if it went on to a collective of another group H that a
+ * peer already waiting in G #N has not reached. That peer enqueued G #N, so in
+ * its program H's next collective comes after G #N; the rank called them in
+ * another order. Fills the group, the two positions in it and the peer. */
+struct moved_on {
+	char pg[128];
+	long mine, peers;
+	int peer;
+	int64_t event_id; /* the rank's collective there */
+};
+
+static bool moved_on(struct diagnosis *d, int rank, const char *pg, long seq, struct moved_on *m)
+{
+	sqlite3_stmt *st = db_prepare(d->db,
+		"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("
+		"   SELECT rank, pg, last_enqueued AS v FROM pg_status WHERE last_enqueued IS NOT NULL"
+		"   UNION ALL SELECT rank, pg, seq FROM collectives) WHERE pg IS NOT NULL AND rank IS NOT NULL"
+		"   GROUP BY rank, pg)"
+		" SELECT h.pg, h.le, p.rank, p.le,"
+		"  (SELECT min(event_id) FROM collectives c WHERE c.rank = h.rank AND c.pg = h.pg AND c.seq = h.le)"
+		" FROM le h JOIN le p ON p.pg = h.pg AND p.rank <> h.rank"
+		"  JOIN le g ON g.rank = p.rank AND g.pg = ?2 AND g.le >= ?3"
+		" WHERE h.rank = ?1 AND h.pg <> ?2 AND h.le > p.le"
+		" ORDER BY h.le - p.le DESC, h.pg, p.rank LIMIT 1");
+	sqlite3_bind_int(st, 1, rank);
+	sqlite3_bind_text(st, 2, pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, seq);
+	bool found = sqlite3_step(st) == SQLITE_ROW;
+	if (found) {
+		snprintf(m->pg, sizeof(m->pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		m->mine = sqlite3_column_int64(st, 1);
+		m->peer = sqlite3_column_int(st, 2);
+		m->peers = sqlite3_column_int64(st, 3);
+		m->event_id = sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* The verdict for a rank that skipped the collective its peers waited on. */
+static void skipped_verdict(struct diagnosis *d, const struct blocked *b, const struct moved_on *m)
+{
+	struct verdict *v = &d->v;
+	v->nculprits = 0;
+	v_culprit(v, b->rank);
+	v->outcome = "hang";
+	v->cause = "collective_mismatch";
+	v->confidence = "high";
+	v->first_failure_t = d->t0;
+	set_pg(d, b->pg);
+	v->seq = b->seq;
+	snprintf(v->op, sizeof(v->op), "%s", b->op);
+	struct buf who = {0};
+	rank_desc(d, b->rank, &who);
+	char other[128], t[32];
+	diag_pg_display(d, m->pg, other, sizeof(other));
+	fmt_time(d->t0, t, sizeof(t));
+	buf_printf(&v->summary,
+		   "%s skipped %s #%ld of group %s: its peers enqueued it and waited for it (they timed out from %s"
+		   " on), but it went on without it (its last there was #%ld): it enqueued %s #%ld while rank %d,"
+		   " waiting in %s #%ld, had reached %s #%ld. The ranks called different sequences of collectives;"
+		   " the others' failures follow from it.",
+		   who.data, b->op[0] ? b->op : "collective", b->seq, v->pg, t, b->le, other, m->mine, m->peer, v->pg,
+		   b->seq, other, m->peers);
+	v_cite_event(v, b->status_ev, "the culprit's last enqueued collective in that group");
+	v_cite_event(v, b->wait_ev, "a peer waiting for it");
+	v_cite_event(v, m->event_id, "the culprit went on to a later collective");
+	buf_free(&who);
+}
+
 bool diag_stalled(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -531,6 +604,12 @@ bool diag_stalled(struct diagnosis *d)
 			b->wait_t = tstart;
 		if (!pick || b->wait_t < pick->wait_t || (b->wait_t == pick->wait_t && b->rank < pick->rank))
 			pick = b;
+	}
+	struct moved_on m;
+	if (moved_on(d, pick->rank, pick->pg, pick->seq, &m)) {
+		skipped_verdict(d, pick, &m);
+		free(bl);
+		return true;
 	}
 	v->outcome = "hang";
 	v->cause = "rank_stalled";
