@@ -90,7 +90,11 @@ static const char status_sql[] =
 	/* SIGTERM sent by the launcher to the survivors of a failure */
 	"UPDATE rank_status SET sigterm_by_launcher = rank IN (SELECT p.rank FROM events e JOIN sources s USING(source_id)\n"
 	"    JOIN procs p ON p.host = s.host AND p.pid = field(e.fields, 'pid')\n"
-	"    WHERE e.kind = 'torchrun_sending_signal' AND p.rank IS NOT NULL);\n"
+	"    WHERE e.kind = 'torchrun_sending_signal' AND p.rank IS NOT NULL\n"
+	/* a SIGKILL death right after the launcher's SIGTERM was not the launcher's:
+	 * it escalates to SIGKILL only after a grace period of many seconds */
+	"      AND NOT (coalesce(rank_status.exit_signal, '') = 'SIGKILL' AND field(e.fields, 'signal') = 'SIGTERM'\n"
+	"               AND rank_status.exit_time_us < e.time_us + 5000000));\n"
 	/* PyTorch's own abort after a timeout or an NCCL error */
 	"UPDATE rank_status SET watchdog_abort = rank IN (SELECT rank FROM events\n"
 	"    WHERE kind IN ('pg_terminating','pg_taking_down','pg_watchdog_terminated') AND rank IS NOT NULL);\n"
@@ -98,7 +102,10 @@ static const char status_sql[] =
 	"    WHERE kind = 'fr_dump' AND field(fields, 'entries') > 0 AND rank IS NOT NULL);\n"
 	"UPDATE rank_status SET init_complete = rank IN (SELECT rank FROM events\n"
 	"    WHERE kind = 'nccl_comm_init' AND field(fields, 'state') = 'COMPLETE' AND rank IS NOT NULL)\n"
-	"  OR rank IN (SELECT DISTINCT rank FROM collectives);\n";
+	"  OR rank IN (SELECT DISTINCT rank FROM collectives)\n"
+	/* a collective that completed needed every member's communicator */
+	"  OR rank IN (SELECT m.rank FROM pg_members m\n"
+	"    WHERE m.pg IN (SELECT DISTINCT pg FROM collectives WHERE state = 'completed'));\n";
 
 void analysis_rank_status(sqlite3 *db)
 {

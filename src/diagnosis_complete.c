@@ -81,5 +81,12 @@ bool diag_completed(struct diagnosis *d)
 	}
 	v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'torchrun_group_finished'"),
 		     "the launcher saw the workers finish");
+	if (final_dumps)
+		v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'fr_dump'"),
+			     "a flight-recorder dump with every collective completed");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT max(event_id) FROM events WHERE kind = 'app_step' AND rank ="
+			      " (SELECT rank FROM rank_status WHERE last_step IS NOT NULL ORDER BY last_step DESC, rank LIMIT 1)"),
+		     "the last step");
 	return true;
 }

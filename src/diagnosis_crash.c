@@ -35,8 +35,14 @@ bool diag_init_failure(struct diagnosis *d)
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT rank, min(event_id), min(time_us) FROM events WHERE rank IS NOT NULL AND ("
 		"  kind IN ('nccl_no_socket_if','nccl_net_no_interface')"
-		"  OR (kind IN ('nccl_warn','nccl_cuda_failure','nccl_error_exception','py_exception')"
+		"  OR (kind IN ('nccl_warn','nccl_cuda_failure','nccl_error_exception')"
 		"      AND rank IN (SELECT rank FROM rank_status WHERE init_complete = 0))"
+		/* an exception is an init error only when it speaks of communication */
+		"  OR (kind = 'py_exception' AND rank IN (SELECT rank FROM rank_status WHERE init_complete = 0)"
+		"      AND (SELECT t LIKE '%nccl%' OR t LIKE '%Dist%Error%' OR t LIKE '%ProcessGroup%'"
+		"           OR t LIKE '%init_process_group%' OR t LIKE '%rendezvous%' OR t LIKE '%TCPStore%'"
+		"           OR t LIKE '%socket%' OR t LIKE '%communicator%'"
+		"           FROM (SELECT coalesce(field(fields, 'type'), '') || ' ' || coalesce(field(fields, 'msg'), '') AS t)))"
 		") GROUP BY rank ORDER BY rank");
 	int64_t first = T_NONE;
 	int64_t first_event = 0;
@@ -294,7 +300,17 @@ bool diag_rank_exited(struct diagnosis *d)
 	if (v->nculprits > 1) {
 		struct buf l = {0};
 		fmt_rank_list(v->culprits, v->nculprits, &l);
-		buf_printf(&v->summary, " Ranks %s died at the same time.", l.data);
+		buf_printf(&v->summary, " Ranks %s died at the same time", l.data);
+		size_t on_host = 0, dead_on_host = 0;
+		for (size_t i = 0; i < d->nranks; i++)
+			if (strcmp(d->ranks[i].host, first->host) == 0) {
+				on_host++;
+				dead_on_host += v_has_culprit(v, d->ranks[i].rank);
+			}
+		if (first->host[0] && on_host > 1 && dead_on_host == on_host && dead_on_host == v->nculprits)
+			buf_printf(&v->summary, ": every rank of %s (the node, its launcher or its job step was killed)",
+				   first->host);
+		buf_putc(&v->summary, '.');
 		buf_free(&l);
 	}
 	/* the peers' view: connections closed, remote errors */

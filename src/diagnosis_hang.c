@@ -57,17 +57,41 @@ void diag_responsiveness(struct diagnosis *d)
  * culprit (a frozen rank's own watchdog, once it runs again, reports what it
  * was doing, not what the others waited on), in a group a culprit belongs to
  * when the logs tell the groups' members. */
+/* The group a rank's own history says it would have used next: after its
+ * last collective L, what followed the previous collective like L (same
+ * group, operation and size) in the order it created them. Peers may wait in
+ * several groups at once; program order tells which wait the rank missed
+ * first, where the watchdogs' clocks are too close to tell. */
+static void next_group_by_history(struct diagnosis *d, int rank, char *pg, size_t pgn)
+{
+	pg[0] = '\0';
+	q_text(d->db, pg, pgn,
+	       "WITH mine AS (SELECT pg, op, numel_in, row_number() OVER (ORDER BY t, seq) AS r FROM"
+	       "   (SELECT pg, seq, max(op) AS op, max(numel_in) AS numel_in, min(time_created_us) AS t"
+	       "    FROM collectives WHERE rank = %d AND pg IS NOT NULL AND time_created_us IS NOT NULL"
+	       "    GROUP BY pg, seq)),"
+	       " last AS (SELECT * FROM mine ORDER BY r DESC LIMIT 1),"
+	       " prev AS (SELECT max(m.r) AS r FROM mine m, last l"
+	       "   WHERE m.r < l.r AND m.pg = l.pg AND m.op IS l.op AND m.numel_in IS l.numel_in)"
+	       " SELECT m.pg FROM mine m, prev p WHERE m.r = p.r + 1",
+	       rank);
+}
+
 void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
 {
 	struct buf ranks = {0};
 	for (size_t i = 0; i < d->v.nculprits; i++)
 		buf_printf(&ranks, "%s%d", i ? "," : "", d->v.culprits[i]);
+	char next[128] = "";
+	if (d->v.nculprits > 0)
+		next_group_by_history(d, d->v.culprits[0], next, sizeof(next));
 	char *sql = sqlite3_mprintf(
 		"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
 		" WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
 		" ORDER BY c.rank IN (%s), c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
+		" c.pg IS %Q DESC,"
 		" e.time_us - coalesce(field(e.fields, 'ran_ms'), 0) * 1000, e.time_us LIMIT 1",
-		ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1");
+		ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1", next[0] ? next : NULL);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
 	buf_free(&ranks);
@@ -605,6 +629,15 @@ bool diag_stalled(struct diagnosis *d)
 		if (!pick || b->wait_t < pick->wait_t || (b->wait_t == pick->wait_t && b->rank < pick->rank))
 			pick = b;
 	}
+	/* where the rank waits in several groups, its own history says which
+	 * call it never made first (the peers' clocks are too close to tell) */
+	char next[128] = "";
+	next_group_by_history(d, pick->rank, next, sizeof(next));
+	for (size_t i = 0; next[0] && i < nb; i++)
+		if (bl[i].rank == pick->rank && strcmp(bl[i].pg, next) == 0) {
+			pick = &bl[i];
+			break;
+		}
 	struct moved_on m;
 	if (moved_on(d, pick->rank, pick->pg, pick->seq, &m)) {
 		skipped_verdict(d, pick, &m);

@@ -40,12 +40,14 @@ check_golden() {
 
 sql() { "$NF_BIN" sql "$1" "$2" --tsv; }
 
-# ingest_case NAME: ingests testdata/corpus/NAME.tar.gz once per run into $NF_TEST_OUT/cases/NAME.db
+# ingest_case NAME [SET]: ingests testdata/SET/NAME.tar.gz (SET: corpus, the
+# default, or realjobs) once per run into $NF_TEST_OUT/cases/
 ingest_case() {
 	mkdir -p "$NF_TEST_OUT/cases"
-	db="$NF_TEST_OUT/cases/$1.db"
+	set_=${2:-corpus}
+	case $set_ in corpus) db="$NF_TEST_OUT/cases/$1.db" ;; *) db="$NF_TEST_OUT/cases/$set_-$1.db" ;; esac
 	if [ ! -f "$db" ]; then
-		"$NF_BIN" ingest "testdata/corpus/$1.tar.gz" -o "$db" -q > "$NF_TEST_OUT/cases/$1.ingest.out" 2>&1
+		"$NF_BIN" ingest "testdata/$set_/$1.tar.gz" -o "$db" -q > "${db%.db}.ingest.out" 2>&1
 	fi
 	echo "$db"
 }

@@ -5,6 +5,7 @@
 # lower confidence is not.
 . tests/lib.sh
 
+# the answers of the set the job is in (testdata/corpus, testdata/realjobs)
 answers=testdata/corpus/answers.json
 ans() { sqlite3 :memory: "SELECT json_extract(readfile('$answers'), '\$.$1.$2')"; }
 # the culprits as a sorted list "2 3"
@@ -38,26 +39,34 @@ check_verdict() {
 	done
 }
 
-for tgz in testdata/corpus/*.tar.gz; do
+for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
+	set_=$(basename "$(dirname "$tgz")")
+	answers=testdata/$set_/answers.json
 	job=$(basename "$tgz" .tar.gz)
-	db=$(ingest_case "$job")
-	check_verdict "verdict/$job" "$db" "$job" 1
+	db=$(ingest_case "$job" "$set_")
+	label=$job
+	[ "$set_" = corpus ] || label="$set_/$job"
+	check_verdict "verdict/$label" "$db" "$job" 1
 	n=$(sql "$db" "SELECT count(*) FROM evidence WHERE finding_id = 0")
-	check "verdict/$job/cites-evidence" test "$n" -gt 0
+	check "verdict/$label/cites-evidence" test "$n" -gt 0
 	n=$(sql "$db" "SELECT count(*) FROM evidence e JOIN lines l ON l.source_id = e.source_id AND l.line_no = e.line_no WHERE e.finding_id = 0")
 	m=$(sql "$db" "SELECT count(*) FROM evidence e JOIN sources s USING(source_id) WHERE e.finding_id = 0 AND s.kind <> 'flight_recorder'")
-	check_eq "verdict/$job/evidence-lines-exist" "$m" "$n"
+	check_eq "verdict/$label/evidence-lines-exist" "$m" "$n"
 done
 
-# variants built from the corpus
-for tgz in testdata/corpus/*.tar.gz; do
+# variants built from the real jobs
+for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
+	set_=$(basename "$(dirname "$tgz")")
+	answers=testdata/$set_/answers.json
 	job=$(basename "$tgz" .tar.gz)
-	d="$TMP/v-$job"
+	label=$job
+	[ "$set_" = corpus ] || label="$set_/$job"
+	d="$TMP/v-$set_-$job"
 	rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	if [ -n "$(find "$d" -path '*/fr/*' -type f | head -1)" ]; then
 		find "$d" -path '*/fr/*' -type f -delete
 		"$NF_BIN" ingest "$d" -o "$d.nofr.db" -q > /dev/null 2>&1
-		check_verdict "verdict-nofr/$job" "$d.nofr.db" "$job" 0
+		check_verdict "verdict-nofr/$label" "$d.nofr.db" "$job" 0
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
 	# the highest rank that may not be named
@@ -67,12 +76,14 @@ for tgz in testdata/corpus/*.tar.gz; do
 	while [ "$r" -ge 0 ] && in_list "$r" "$allowed"; do r=$((r - 1)); done
 	sh tests/helpers/drop_rank.sh "$d" "$r"
 	"$NF_BIN" ingest "$d" -o "$d.drop.db" -q > /dev/null 2>&1
-	check_verdict "verdict-drop-rank$r/$job" "$d.drop.db" "$job" 0
+	check_verdict "verdict-drop-rank$r/$label" "$d.drop.db" "$job" 0
 	miss=$(sql "$d.drop.db" "SELECT missing FROM verdict")
-	case "$miss" in *"rank $r "*|*"ranks"*"$r"*) pass "verdict-drop-rank$r/$job/says-missing" ;;
-	*) fail "verdict-drop-rank$r/$job/says-missing" "$miss" ;; esac
+	case "$miss" in *"rank $r "*|*"ranks"*"$r"*) pass "verdict-drop-rank$r/$label/says-missing" ;;
+	*) fail "verdict-drop-rank$r/$label/says-missing" "$miss" ;; esac
 	rm -rf "$d" "$d".*.db
 done
+
+answers=testdata/corpus/answers.json
 
 # the kernel's OOM killer, when the logs have it, is named as the reason of the death
 d="$TMP/oom"; rm -rf "$d"; mkdir -p "$d"; tar xzf testdata/corpus/kill.tar.gz -C "$d"

@@ -1,0 +1,125 @@
+"""A small data-parallel x tensor-parallel training loop with one injected
+fault, for making real multi-rank NCCL / PyTorch logs (see README.md).
+
+FAULT=kind:rank:step[:arg] in the environment picks the fault:
+  stall_tp      the rank blocks in host code before its tp all_gather
+  stall_dp      the rank blocks in host code before its first dp all_reduce
+  kill          the rank SIGKILLs itself
+  kill_node     every rank of the rank's node SIGKILLs itself
+  exception     the rank raises ValueError
+  oom           the rank asks the GPU for far more memory than it has
+  mismatch_op   the rank calls all_reduce where the others call all_gather (tp)
+  mismatch_dp   the rank broadcasts where the others all_reduce (first dp bucket)
+  size          the rank all_reduces arg floats instead of 4096 (last dp bucket)
+  skip_bcast    the rank skips the broadcast on the default group
+  freeze        every rank of the rank's node stops itself and its agent (SIGSTOP)
+  straggler     the rank sleeps arg seconds every step (from step 0)
+"""
+import datetime
+import logging
+import os
+import signal
+import socket
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s [train] %(message)s")
+log = logging.getLogger("train")
+
+rank = int(os.environ["RANK"])
+world = int(os.environ["WORLD_SIZE"])
+local_rank = int(os.environ["LOCAL_RANK"])
+local_world = int(os.environ["LOCAL_WORLD_SIZE"])
+node = rank // local_world
+steps = int(os.environ.get("STEPS", "20"))
+fault = os.environ.get("FAULT", "").split(":")
+kind = fault[0] if fault[0] else None
+f_rank = int(fault[1]) if len(fault) > 1 else -1
+f_step = int(fault[2]) if len(fault) > 2 else -1
+f_arg = fault[3] if len(fault) > 3 else None
+
+
+def hit(name, step):
+    return kind == name and rank == f_rank and step == f_step
+
+
+log.info("rank=%d host=%s pid=%d node=%d local_rank=%d world=%d", rank, socket.gethostname(), os.getpid(), node,
+         local_rank, world)
+torch.cuda.set_device(local_rank % torch.cuda.device_count())
+dev = torch.device("cuda", torch.cuda.current_device())
+timeout = datetime.timedelta(seconds=int(os.environ.get("WATCHDOG_S", "20")))
+dist.init_process_group("nccl", timeout=timeout, device_id=dev)
+
+nodes = world // local_world
+tp = None
+for n in range(nodes):
+    g = dist.new_group(list(range(n * local_world, (n + 1) * local_world)), group_desc=f"tp{n}", timeout=timeout)
+    if n == node:
+        tp = g
+dp = None
+for lr in range(local_world):
+    g = dist.new_group(list(range(lr, world, local_world)), group_desc=f"dp{lr}", timeout=timeout)
+    if lr == local_rank:
+        dp = g
+
+shard = torch.ones(65536, device=dev) * (rank + 1)
+gathered = torch.empty(65536 * local_world, device=dev)
+scattered = torch.empty(65536, device=dev)
+buckets = [torch.ones(n, device=dev) for n in (1048576, 786432, 4096)]
+bcast = torch.zeros(1024, device=dev)
+
+for step in range(steps):
+    t0 = time.time()
+    if kind == "straggler" and rank == f_rank:
+        time.sleep(float(f_arg or 0.4))
+    if hit("kill", step):
+        log.info("rank=%d step %d", rank, step)
+        os.kill(os.getpid(), signal.SIGKILL)
+    if kind == "kill_node" and node == f_rank // local_world and step == f_step:
+        os.kill(os.getpid(), signal.SIGKILL)
+    if hit("exception", step):
+        raise ValueError(f"bad sample in shard {rank}: label out of range at step {step}")
+    if hit("oom", step):
+        huge = torch.empty(1 << 45, dtype=torch.uint8, device=dev)
+    if kind == "freeze" and node == f_rank // local_world and step == f_step:
+        os.kill(os.getppid(), signal.SIGSTOP)
+        os.kill(os.getpid(), signal.SIGSTOP)
+    if hit("stall_tp", step):
+        log.info("rank=%d waiting on the input pipeline", rank)
+        time.sleep(3600)
+    if hit("mismatch_op", step):
+        dist.all_reduce(gathered[:65536], group=tp)
+    else:
+        dist.all_gather_into_tensor(gathered, shard, group=tp)
+    dist.reduce_scatter_tensor(scattered, gathered, group=tp)
+    if hit("stall_dp", step):
+        log.info("rank=%d waiting on the input pipeline", rank)
+        time.sleep(3600)
+    for i, b in enumerate(buckets):
+        if i == 0 and hit("mismatch_dp", step):
+            dist.broadcast(b, src=local_rank, group=dp)
+        elif i == 2 and hit("size", step):
+            dist.all_reduce(torch.ones(int(f_arg or 8192), device=dev), group=dp)
+        else:
+            dist.all_reduce(b, group=dp)
+    if step % 10 == 0 and not hit("skip_bcast", step):
+        dist.broadcast(bcast, src=0)
+    torch.cuda.synchronize()
+    loss = 2.0 / (step + 1) + rank * 0.01
+    log.info("rank=%d step %d loss %.4f step_time %.3fs", rank, step, loss, time.time() - t0)
+
+dist.barrier()
+torch.cuda.synchronize()
+trace_dir = os.environ.get("FINAL_TRACE_DIR")
+if trace_dir:
+    try:
+        from torch._C._distributed_c10d import _dump_nccl_trace
+        with open(os.path.join(trace_dir, f"final_trace_rank_{rank}"), "wb") as f:
+            f.write(_dump_nccl_trace())
+    except Exception as e:  # the dump is optional
+        log.info("rank=%d no final trace: %s", rank, e)
+log.info("rank=%d done", rank)
+dist.destroy_process_group()
