@@ -4,6 +4,7 @@
  * went silent without exiting. */
 #include "diagnosis.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,10 +411,10 @@ static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t
 {
 	long le = -1;
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT max(v), (SELECT event_id FROM pg_status WHERE rank = ?1 AND pg = ?2"
+		"SELECT max(v), (SELECT event_id FROM hang_pg_status WHERE rank = ?1 AND pg = ?2"
 		"   AND evidence = 'flight-recorder pg_status' LIMIT 1) FROM ("
-		" SELECT max(last_enqueued) AS v FROM pg_status WHERE rank = ?1 AND pg = ?2"
-		" UNION ALL SELECT max(seq) FROM collectives WHERE rank = ?1 AND pg = ?2)");
+		" SELECT max(last_enqueued) AS v FROM hang_pg_status WHERE rank = ?1 AND pg = ?2"
+		" UNION ALL SELECT max(seq) FROM hang_coll WHERE rank = ?1 AND pg = ?2)");
 	sqlite3_bind_int(st, 1, rank);
 	sqlite3_bind_text(st, 2, pg, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -428,10 +429,10 @@ static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t
 static bool has_pending(struct diagnosis *d, int rank)
 {
 	return q_int(d->db, 0,
-		     "SELECT count(*) FROM collectives WHERE rank = %d AND state IN ('timed_out','failed','started')",
+		     "SELECT count(*) FROM hang_coll WHERE rank = %d AND state IN ('timed_out','failed','started')",
 		     rank) > 0 ||
 	       q_int(d->db, 0,
-		     "SELECT count(*) FROM pg_status WHERE rank = %d AND last_enqueued > last_completed", rank) > 0;
+		     "SELECT count(*) FROM hang_pg_status WHERE rank = %d AND last_enqueued > last_completed", rank) > 0;
 }
 
 struct blocked {
@@ -494,17 +495,18 @@ struct moved_on {
 	long mine, peers;
 	int peer;
 	int64_t event_id; /* the rank's collective there */
+	bool by_order;    /* told from the peer's order of calls, not its progress */
 };
 
 static bool moved_on(struct diagnosis *d, int rank, const char *pg, long seq, struct moved_on *m)
 {
 	sqlite3_stmt *st = db_prepare(d->db,
 		"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("
-		"   SELECT rank, pg, last_enqueued AS v FROM pg_status WHERE last_enqueued IS NOT NULL"
-		"   UNION ALL SELECT rank, pg, seq FROM collectives) WHERE pg IS NOT NULL AND rank IS NOT NULL"
+		"   SELECT rank, pg, last_enqueued AS v FROM hang_pg_status WHERE last_enqueued IS NOT NULL"
+		"   UNION ALL SELECT rank, pg, seq FROM hang_coll) WHERE pg IS NOT NULL AND rank IS NOT NULL"
 		"   GROUP BY rank, pg)"
 		" SELECT h.pg, h.le, p.rank, p.le,"
-		"  (SELECT min(event_id) FROM collectives c WHERE c.rank = h.rank AND c.pg = h.pg AND c.seq = h.le)"
+		"  (SELECT min(event_id) FROM hang_coll c WHERE c.rank = h.rank AND c.pg = h.pg AND c.seq = h.le)"
 		" FROM le h JOIN le p ON p.pg = h.pg AND p.rank <> h.rank"
 		"  JOIN le g ON g.rank = p.rank AND g.pg = ?2 AND g.le >= ?3"
 		" WHERE h.rank = ?1 AND h.pg <> ?2 AND h.le > p.le"
@@ -513,12 +515,38 @@ static bool moved_on(struct diagnosis *d, int rank, const char *pg, long seq, st
 	sqlite3_bind_text(st, 2, pg, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, seq);
 	bool found = sqlite3_step(st) == SQLITE_ROW;
+	m->by_order = false;
 	if (found) {
 		snprintf(m->pg, sizeof(m->pg), "%s", (const char *)sqlite3_column_text(st, 0));
 		m->mine = sqlite3_column_int64(st, 1);
 		m->peer = sqlite3_column_int(st, 2);
 		m->peers = sqlite3_column_int64(st, 3);
 		m->event_id = sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	if (found)
+		return true;
+	/* else: the rank made a call H #k that a peer, by its flight recorder,
+	 * made only after pg #seq: in that peer's order of calls the rank went
+	 * past the collective it never made */
+	st = db_prepare(d->db,
+		"SELECT h.pg, h.seq, g.rank, h.event_id FROM hang_coll h"
+		" JOIN hang_coll ph ON ph.pg = h.pg AND ph.seq = h.seq AND ph.rank <> h.rank"
+		"  AND ph.time_created_us IS NOT NULL"
+		" JOIN hang_coll g ON g.rank = ph.rank AND g.pg = ?2 AND g.seq = ?3 AND g.time_created_us IS NOT NULL"
+		" WHERE h.rank = ?1 AND h.pg <> ?2 AND g.time_created_us < ph.time_created_us"
+		" ORDER BY h.seq DESC, h.pg, g.rank LIMIT 1");
+	sqlite3_bind_int(st, 1, rank);
+	sqlite3_bind_text(st, 2, pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, seq);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	if (found) {
+		snprintf(m->pg, sizeof(m->pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		m->mine = sqlite3_column_int64(st, 1);
+		m->peer = sqlite3_column_int(st, 2);
+		m->peers = seq;
+		m->event_id = sqlite3_column_int64(st, 3);
+		m->by_order = true;
 	}
 	sqlite3_finalize(st);
 	return found;
@@ -544,15 +572,40 @@ static void skipped_verdict(struct diagnosis *d, const struct blocked *b, const 
 	fmt_time(d->t0, t, sizeof(t));
 	buf_printf(&v->summary,
 		   "%s skipped %s #%ld of group %s: its peers enqueued it and waited for it (they timed out from %s"
-		   " on), but it went on without it (its last there was #%ld): it enqueued %s #%ld while rank %d,"
-		   " waiting in %s #%ld, had reached %s #%ld. The ranks called different sequences of collectives;"
-		   " the others' failures follow from it.",
-		   who.data, b->op[0] ? b->op : "collective", b->seq, v->pg, t, b->le, other, m->mine, m->peer, v->pg,
-		   b->seq, other, m->peers);
+		   " on), but it went on without it (its last there was #%ld): ",
+		   who.data, b->op[0] ? b->op : "collective", b->seq, v->pg, t, b->le);
+	if (m->by_order)
+		buf_printf(&v->summary, "it enqueued %s #%ld, which rank %d enqueued only after %s #%ld.", other, m->mine,
+			   m->peer, v->pg, b->seq);
+	else
+		buf_printf(&v->summary, "it enqueued %s #%ld while rank %d, waiting in %s #%ld, had reached %s #%ld.",
+			   other, m->mine, m->peer, v->pg, b->seq, other, m->peers);
+	buf_puts(&v->summary, " The ranks called different sequences of collectives; the others' failures follow from it.");
 	v_cite_event(v, b->status_ev, "the culprit's last enqueued collective in that group");
 	v_cite_event(v, b->wait_ev, "a peer waiting for it");
 	v_cite_event(v, m->event_id, "the culprit went on to a later collective");
 	buf_free(&who);
+}
+
+/* The collectives and group states as they were when the job hung: what was
+ * observed after the first death or abort that followed the first timeout
+ * belongs to the teardown (a survivor's stream runs on once a peer's death
+ * fails its stuck collective) and would blur who was where. */
+static void hang_views(struct diagnosis *d)
+{
+	int64_t cut = d->t0 == T_NONE ? INT64_MAX : q_int(d->db, INT64_MAX,
+		"SELECT min(t) FROM (SELECT exit_time_us AS t FROM rank_status WHERE exit_time_us > %lld"
+		" UNION ALL SELECT time_us FROM events WHERE kind IN ('pg_taking_down','pg_watchdog_terminated',"
+		" 'pg_terminating') AND time_us > %lld)",
+		(long long)d->t0, (long long)d->t0);
+	char *sql = sqlite3_mprintf(
+		"DROP VIEW IF EXISTS temp.hang_coll; DROP VIEW IF EXISTS temp.hang_pg_status;"
+		"CREATE TEMP VIEW hang_coll AS SELECT c.* FROM collectives c LEFT JOIN events e ON e.event_id = c.event_id"
+		"  WHERE coalesce(c.time_created_us, e.time_us, 0) <= %lld;"
+		"CREATE TEMP VIEW hang_pg_status AS SELECT * FROM pg_status WHERE coalesce(time_us, 0) <= %lld;",
+		(long long)cut, (long long)cut);
+	db_exec(d->db, sql);
+	sqlite3_free(sql);
 }
 
 bool diag_stalled(struct diagnosis *d)
@@ -560,9 +613,10 @@ bool diag_stalled(struct diagnosis *d)
 	struct verdict *v = &d->v;
 	if (desync_report(d))
 		return true;
+	hang_views(d);
 	/* each group with a timeout, at its first stuck seq */
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT c.pg, min(c.seq) FROM collectives c WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
+		"SELECT c.pg, min(c.seq) FROM hang_coll c WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
 		" GROUP BY c.pg");
 	struct blocked *bl = NULL;
 	size_t nb = 0, cap = 0;
@@ -611,7 +665,7 @@ bool diag_stalled(struct diagnosis *d)
 			continue;
 		sqlite3_stmt *w = db_prepare(d->db,
 			"SELECT c.op, c.event_id, coalesce(c.time_created_us, e.time_us - coalesce(field(e.fields,"
-			" 'ran_ms'), 0) * 1000) AS t FROM collectives c JOIN events e ON e.event_id = c.event_id"
+			" 'ran_ms'), 0) * 1000) AS t FROM hang_coll c JOIN events e ON e.event_id = c.event_id"
 			" WHERE c.pg = ?1 AND c.seq = ?2 ORDER BY c.state IN ('timed_out','failed') DESC, t LIMIT 1");
 		sqlite3_bind_text(w, 1, b->pg, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(w, 2, b->seq);
@@ -623,7 +677,7 @@ bool diag_stalled(struct diagnosis *d)
 		sqlite3_finalize(w);
 		/* the earliest collective the peers started and the culprit never did */
 		int64_t tstart = q_int(d->db, T_NONE,
-			"SELECT min(time_created_us) FROM collectives WHERE pg = %Q AND seq = %ld", b->pg, b->seq);
+			"SELECT min(time_created_us) FROM hang_coll WHERE pg = %Q AND seq = %ld", b->pg, b->seq);
 		if (tstart != T_NONE)
 			b->wait_t = tstart;
 		if (!pick || b->wait_t < pick->wait_t || (b->wait_t == pick->wait_t && b->rank < pick->rank))
