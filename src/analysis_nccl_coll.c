@@ -17,6 +17,12 @@ static const char nccl_coll_sql[] =
 	/* the n-th collective a process logged on a communicator is its seq n
 	 * (field n, counted at ingest: only the last matches are kept as events);
 	 * NCCL's opCount would say so too, but it stays 0 on some transports */
+	/* the processes with a communicator no flight recorder covers: only
+	 * their COLL lines can add rows (in a job with dumps, often none) */
+	"DROP TABLE IF EXISTS temp.coll_need;\n"
+	"CREATE TEMP TABLE coll_need AS SELECT DISTINCT c.host, c.pid FROM comms c\n"
+	"  WHERE c.comm_id IS NOT NULL AND c.rank IS NOT NULL\n"
+	"    AND NOT EXISTS (SELECT 1 FROM fr_covered f WHERE f.rank = c.rank AND f.pg = coalesce(c.pg, c.comm_id));\n"
 	"DROP TABLE IF EXISTS temp.coll_lines;\n"
 	"CREATE TEMP TABLE coll_lines AS\n"
 	"  SELECT c.rank, coalesce(c.pg, c.comm_id) AS pg, c.nranks, e.event_id, e.time_us, e.clock,\n"
@@ -24,7 +30,8 @@ static const char nccl_coll_sql[] =
 	"    field(e.fields, 'datatype') AS datatype,\n"
 	"    field(e.fields, 'n') AS seq\n"
 	"  FROM events e JOIN comms c ON c.host = e.host AND c.pid = e.pid AND c.comm_ptr = field(e.fields, 'comm')\n"
-	"  WHERE e.kind = 'nccl_coll' AND c.comm_id IS NOT NULL AND c.rank IS NOT NULL\n"
+	"  WHERE e.kind = 'nccl_coll' AND (e.host, e.pid) IN (SELECT host, pid FROM temp.coll_need)\n"
+	"    AND c.comm_id IS NOT NULL AND c.rank IS NOT NULL\n"
 	"    AND norm_op(field(e.fields, 'op')) NOT IN ('SEND','RECV');\n"
 	"INSERT INTO collectives(rank, pg, seq, op, numel_in, numel_out, dtype, state, time_created_us, evidence, event_id)\n"
 	"  SELECT rank, pg, seq, op,\n"

@@ -94,6 +94,49 @@ struct proc {
 	int gdr;
 };
 
+/* what the findings compare of one process, kept for every process once its
+ * communicators and channel lines are summed up and freed */
+struct procview {
+	char host[128];
+	long pid;
+	int rank;
+	char boot_if[64], boot_addr[96];
+	int64_t ev_boot;
+	char sock_env[128], hca_env[256];
+	int64_t ev_sock_env;
+	char plugin[96];
+	int64_t ev_plugin;
+	char network[64];
+	int64_t ev_network;
+	int gdr_line, gdr;
+	int64_t ev_no_if, ev_channel;
+	struct trset total;
+	char devices[400];
+};
+
+static void procview_of(struct procview *v, const struct proc *p)
+{
+	memcpy(v->host, p->host, sizeof(v->host));
+	v->pid = p->pid;
+	v->rank = p->rank;
+	memcpy(v->boot_if, p->boot_if, sizeof(v->boot_if));
+	memcpy(v->boot_addr, p->boot_addr, sizeof(v->boot_addr));
+	v->ev_boot = p->ev_boot;
+	memcpy(v->sock_env, p->sock_env, sizeof(v->sock_env));
+	memcpy(v->hca_env, p->hca_env, sizeof(v->hca_env));
+	v->ev_sock_env = p->ev_sock_env;
+	memcpy(v->plugin, p->plugin, sizeof(v->plugin));
+	v->ev_plugin = p->ev_plugin;
+	memcpy(v->network, p->network, sizeof(v->network));
+	v->ev_network = p->ev_network;
+	v->gdr_line = p->gdr_line;
+	v->gdr = p->gdr;
+	v->ev_no_if = p->ev_no_if;
+	v->ev_channel = p->ev_channel;
+	v->total = p->total;
+	memcpy(v->devices, p->devices, sizeof(v->devices));
+}
+
 static void tr_add(struct trset *s, const char *name, int channel)
 {
 	int i;
@@ -388,11 +431,50 @@ static bool dev_fits(const char *x, const char (*dev)[32])
 	return false;
 }
 
+/* answers of peer_fits already looked up: the channel lines of a process
+ * ask about the same few peers again and again */
+enum { FIT_MEMO = 4096 };
+struct fit_memo {
+	char comm_id[128], dev[32];
+	int peer;
+	bool used, fits;
+};
+static struct fit_memo *fit_memo;
+
+static size_t fit_slot(const char *comm_id, int peer, const char *x)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (const char *s = comm_id; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	h = (h ^ (uint64_t)(unsigned)peer) * 1099511628211ull;
+	for (const char *s = x; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return (size_t)(h % FIT_MEMO);
+}
+
+static bool peer_fits_sql(sqlite3_stmt *q, const char *comm_id, int peer, const char *x);
+
 /* the devices the other processes of the communicator stated, by comm rank */
 static bool peer_fits(sqlite3_stmt *q, const char *comm_id, int peer, const char *x)
 {
 	if (!x[0] || !comm_id[0])
 		return true;
+	struct fit_memo *m = &fit_memo[fit_slot(comm_id, peer, x)];
+	if (m->used && m->peer == peer && !strcmp(m->comm_id, comm_id) && !strcmp(m->dev, x))
+		return m->fits;
+	bool fits = peer_fits_sql(q, comm_id, peer, x);
+	if (strlen(comm_id) < sizeof(m->comm_id) && strlen(x) < sizeof(m->dev)) {
+		snprintf(m->comm_id, sizeof(m->comm_id), "%s", comm_id);
+		snprintf(m->dev, sizeof(m->dev), "%s", x);
+		m->peer = peer;
+		m->fits = fits;
+		m->used = true;
+	}
+	return fits;
+}
+
+static bool peer_fits_sql(sqlite3_stmt *q, const char *comm_id, int peer, const char *x)
+{
 	sqlite3_reset(q);
 	sqlite3_bind_text(q, 1, comm_id, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 2, peer);
@@ -660,7 +742,7 @@ struct hostview {
 	bool slow;    /* a rank of it uses a slower inter-node transport */
 };
 
-static void json_ranks_of_host(struct proc *ps, size_t n, const char *host, struct buf *out, struct buf *list)
+static void json_ranks_of_host(struct procview *ps, size_t n, const char *host, struct buf *out, struct buf *list)
 {
 	int prev = -1;
 	buf_clear(out);
@@ -754,7 +836,7 @@ static void others_with(const struct hostview *hv, size_t nh, const char *except
 			buf_printf(out, "%s%s", out->len ? ", " : "", hv[i].host);
 }
 
-static void finding_missing_interface(sqlite3 *db, struct proc *ps, size_t n, struct hostview *h, struct hostview *hv,
+static void finding_missing_interface(sqlite3 *db, struct procview *ps, size_t n, struct hostview *h, struct hostview *hv,
 				      size_t nh)
 {
 	struct buf ranks = {0}, list = {0}, hosts = {0}, sum = {0}, hint = {0}, others = {0};
@@ -808,12 +890,12 @@ static void finding_missing_interface(sqlite3 *db, struct proc *ps, size_t n, st
 	buf_free(&others);
 }
 
-static void findings_hosts(sqlite3 *db, struct proc *ps, size_t n)
+static void findings_hosts(sqlite3 *db, struct procview *ps, size_t n)
 {
 	struct hostview *hv = NULL;
 	size_t nh = 0, cap = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct proc *p = &ps[i];
+		struct procview *p = &ps[i];
 		struct hostview *h = nh ? &hv[nh - 1] : NULL;
 		if (!h || strcmp(h->host, p->host)) {
 			xgrow(&hv, &cap, nh + 1, sizeof(*hv));
@@ -1045,7 +1127,8 @@ void analysis_network(sqlite3 *db)
 		.comm_id = db_prepare(db, "SELECT comm_id FROM temp.nw_comms WHERE host = ? AND pid = ? AND comm_ptr = ?"),
 	};
 	sqlite3_stmt *st = r.st;
-	struct proc *ps = NULL;
+	fit_memo = xcalloc(FIT_MEMO, sizeof(*fit_memo));
+	struct procview *ps = NULL;
 	size_t n = 0, cap = 0;
 	struct proc cur, src;
 	memset(&cur, 0, sizeof(cur));
@@ -1065,8 +1148,7 @@ void analysis_network(sqlite3 *db)
 		if (have && new_proc) {
 			finish(db, &cur, ins);
 			xgrow(&ps, &cap, n + 1, sizeof(*ps));
-			ps[n++] = cur;
-			memset(&cur, 0, sizeof(cur));
+			procview_of(&ps[n++], &cur);
 			proc_clear(&cur);
 			have = false;
 		}
@@ -1090,11 +1172,9 @@ void analysis_network(sqlite3 *db)
 	json_object_free(&r.fields);
 	proc_clear(&src);
 	proc_clear(&cur);
+	free(fit_memo);
+	fit_memo = NULL;
 	findings_hosts(db, ps, n);
 	db_exec(db, "DROP TABLE temp.nw_comms;");
-	for (size_t i = 0; i < n; i++) {
-		free_cms(ps[i].cms, ps[i].ncm);
-		free(ps[i].ch);
-	}
 	free(ps);
 }

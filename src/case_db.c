@@ -128,7 +128,7 @@ sqlite3 *case_open(const char *path, bool readonly, struct errbuf *err)
 	}
 	case_register(db);
 	sqlite3_busy_timeout(db, 2000);
-	sqlite3_exec(db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-65536;", NULL, NULL, NULL);
+	sqlite3_exec(db, "PRAGMA temp_store=FILE; PRAGMA cache_size=-32768;", NULL, NULL, NULL);
 	char buf[64];
 	if (!db_meta_get(db, "schema_version", buf, sizeof(buf))) {
 		errbuf_set(err, "%s: not a case database (no schema_version in meta)", path);

@@ -3,43 +3,97 @@
  * ended without any sign of success or failure (unknown). */
 #include "diagnosis.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "case_db.h"
+#include "util.h"
 
 /* A rank is a straggler when it is the last to enqueue most collectives,
  * by a margin well above the others' jitter. */
 #define STRAGGLER_MIN_SAMPLES 20
 #define STRAGGLER_MIN_LATE_US 50000
 
+/* lateness of one rank over the collectives it shared with others */
+struct lateness {
+	long n, last;
+	double late_sum;
+};
+
+/* adds one collective (pg, seq) that n ranks enqueued at t[] */
+static void add_collective(struct lateness *per, const int *rank, const int64_t *t, size_t n)
+{
+	if (n < 2)
+		return;
+	int64_t lo = t[0], hi = t[0];
+	for (size_t i = 1; i < n; i++) {
+		lo = t[i] < lo ? t[i] : lo;
+		hi = t[i] > hi ? t[i] : hi;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct lateness *l = &per[rank[i]];
+		l->n++;
+		l->last += t[i] == hi;
+		l->late_sum += (double)(t[i] - lo);
+	}
+}
+
 static bool find_straggler(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
+	/* one ordered pass over the flight-recorder entries, summed per rank here
+	 * (a window query over them costs several times more) */
+	int maxrank = (int)q_int(d->db, -1, "SELECT max(rank) FROM collectives WHERE evidence = 'flight recorder'");
+	if (maxrank < 0 || maxrank > (1 << 24))
+		return false;
+	struct lateness *per = xcalloc((size_t)maxrank + 1, sizeof(*per));
 	sqlite3_stmt *st = db_prepare(d->db,
-		"WITH c AS (SELECT rank, pg, seq, time_created_us,"
-		"   time_created_us - min(time_created_us) OVER w AS late,"
-		"   time_created_us = max(time_created_us) OVER w AS is_last,"
-		"   count(*) OVER w AS n"
-		"  FROM collectives WHERE evidence = 'flight recorder' AND time_created_us IS NOT NULL"
-		"  WINDOW w AS (PARTITION BY pg, seq))"
-		" SELECT rank, count(*), sum(is_last), avg(late) FROM c WHERE n >= 2 GROUP BY rank ORDER BY avg(late) DESC");
+		"SELECT rank, pg, seq, time_created_us FROM collectives WHERE evidence = 'flight recorder'"
+		" AND time_created_us IS NOT NULL AND rank >= 0 AND pg IS NOT NULL ORDER BY pg, seq");
+	int *ranks = NULL;
+	int64_t *ts = NULL;
+	size_t n = 0, cap = 0, tcap = 0;
+	char pg[128] = "";
+	int64_t seq = INT64_MIN;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(st, 1);
+		int64_t s = sqlite3_column_int64(st, 2);
+		if (s != seq || strcmp(p, pg) != 0) {
+			add_collective(per, ranks, ts, n);
+			n = 0;
+			seq = s;
+			snprintf(pg, sizeof(pg), "%s", p);
+		}
+		xgrow(&ranks, &cap, n + 1, sizeof(*ranks));
+		xgrow(&ts, &tcap, n + 1, sizeof(*ts));
+		ranks[n] = sqlite3_column_int(st, 0);
+		ts[n++] = sqlite3_column_int64(st, 3);
+	}
+	add_collective(per, ranks, ts, n);
+	sqlite3_finalize(st);
+	free(ranks);
+	free(ts);
 	int best = -1;
 	double best_late = 0, second_late = 0, best_share = 0;
 	long best_n = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		double late = sqlite3_column_double(st, 3);
-		long n = sqlite3_column_int64(st, 1);
-		if (best < 0) {
-			best = sqlite3_column_int(st, 0);
+	for (int r = 0; r <= maxrank; r++) {
+		if (per[r].n == 0)
+			continue;
+		double late = per[r].late_sum / (double)per[r].n;
+		if (best < 0 || late > best_late) {
+			if (best >= 0 && best_late > second_late)
+				second_late = best_late;
+			best = r;
 			best_late = late;
-			best_n = n;
-			best_share = n ? (double)sqlite3_column_int64(st, 2) / (double)n : 0;
+			best_n = per[r].n;
+			best_share = (double)per[r].last / (double)per[r].n;
 		} else if (late > second_late) {
 			second_late = late;
 		}
 	}
-	sqlite3_finalize(st);
+	free(per);
 	if (best < 0 || best_n < STRAGGLER_MIN_SAMPLES || best_late < STRAGGLER_MIN_LATE_US ||
 	    best_late < 3 * second_late || best_share < 0.5)
 		return false;
