@@ -42,6 +42,10 @@ void analysis_diagnosis(sqlite3 *db)
 		reset(&d.v);
 		done = diag_completed(&d);
 	}
+	if (!done && d.t0 == T_NONE) {
+		reset(&d.v);
+		done = diag_silent_hang(&d);
+	}
 	if (!done) {
 		reset(&d.v);
 		d.v.outcome = d.t0 != T_NONE ? "hang" : "unknown";

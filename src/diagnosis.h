@@ -94,6 +94,7 @@ bool diag_mismatch(struct diagnosis *d);
 bool diag_stalled(struct diagnosis *d);
 bool diag_unresponsive(struct diagnosis *d);
 bool diag_stalled_text(struct diagnosis *d);
+bool diag_silent_hang(struct diagnosis *d);
 bool diag_completed(struct diagnosis *d);
 void diag_responsiveness(struct diagnosis *d);
 /* The collective the culprits' peers waited on first (pg key, seq, op, the

@@ -60,17 +60,20 @@ void diag_responsiveness(struct diagnosis *d)
  * when the logs tell the groups' members. */
 /* The group a rank's own history says it would have used next: after its
  * last collective L, what followed the previous collective like L (same
- * group, operation and size) in the order it created them. Peers may wait in
+ * group, operation and size) in the order it created them (flight recorder)
+ * or logged them (NCCL's COLL lines). Peers may wait in
  * several groups at once; program order tells which wait the rank missed
  * first, where the watchdogs' clocks are too close to tell. */
 static void next_group_by_history(struct diagnosis *d, int rank, char *pg, size_t pgn)
 {
 	pg[0] = '\0';
 	q_text(d->db, pg, pgn,
-	       "WITH mine AS (SELECT pg, op, numel_in, row_number() OVER (ORDER BY t, seq) AS r FROM"
-	       "   (SELECT pg, seq, max(op) AS op, max(numel_in) AS numel_in, min(time_created_us) AS t"
-	       "    FROM collectives WHERE rank = %d AND pg IS NOT NULL AND time_created_us IS NOT NULL"
-	       "    GROUP BY pg, seq)),"
+	       "WITH mine AS (SELECT pg, op, numel_in, row_number() OVER (ORDER BY t, ev) AS r FROM"
+	       "   (SELECT c.pg, c.seq, max(c.op) AS op, max(c.numel_in) AS numel_in, min(c.time_created_us) AS t,"
+	       "    min(e.source_id * 1000000000 + e.line_no) AS ev"
+	       "    FROM collectives c JOIN events e ON e.event_id = c.event_id WHERE c.rank = %d AND c.pg IS NOT NULL"
+	       "    AND (c.time_created_us IS NOT NULL OR c.evidence = 'nccl coll')"
+	       "    GROUP BY c.pg, c.seq)),"
 	       " last AS (SELECT * FROM mine ORDER BY r DESC LIMIT 1),"
 	       " prev AS (SELECT max(m.r) AS r FROM mine m, last l"
 	       "   WHERE m.r < l.r AND m.pg = l.pg AND m.op IS l.op AND m.numel_in IS l.numel_in)"
@@ -199,7 +202,8 @@ static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *e
 			}
 			checks++;
 		}
-		if (ok && checks >= p + 1 && known[HIST - p]) {
+		/* the pattern seen twice over (p >= 2), or three times alike (p = 1) */
+		if (ok && checks >= (p > 2 ? p : 2) && known[HIST - p]) {
 			*expect = hist[HIST - p];
 			return true;
 		}
@@ -608,6 +612,21 @@ static void hang_views(struct diagnosis *d)
 	sqlite3_free(sql);
 }
 
+static bool any_unresponsive(struct diagnosis *d)
+{
+	size_t silent = 0, responsive = 0;
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (!r->events)
+			continue;
+		if (r->responsive)
+			responsive++;
+		else if (!(r->exited && r->exit_t != T_NONE && r->exit_t < d->t0 - SLACK_US))
+			silent++;
+	}
+	return silent > 0 && responsive > 0;
+}
+
 bool diag_stalled(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -697,6 +716,14 @@ bool diag_stalled(struct diagnosis *d)
 		skipped_verdict(d, pick, &m);
 		free(bl);
 		return true;
+	}
+	/* every rank that missed a call was itself waiting on someone: the
+	 * chain ends at a rank that cannot say where it is (silent, no dump),
+	 * which the unresponsive diagnosis names */
+	if (!any_root && any_unresponsive(d)) {
+		v->nculprits = 0;
+		free(bl);
+		return false;
 	}
 	v->outcome = "hang";
 	v->cause = "rank_stalled";
@@ -910,5 +937,99 @@ bool diag_stalled_text(struct diagnosis *d)
 		v_missing(v, "flight-recorder dumps (TORCH_FR_BUFFER_SIZE): they would show each rank's last enqueued collective");
 	buf_free(&l);
 	buf_free(&who);
+	return true;
+}
+
+/* ---- a hang no watchdog reported ---- */
+
+/* No rank timed out, failed or exited, and the job did not finish: the logs
+ * end while the ranks wait (blocking wait, a very long timeout, or logs taken
+ * from a job still hung). What the ranks enqueued tells who stopped: a rank
+ * behind its peers in some group and ahead of none in any. */
+bool diag_silent_hang(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	static const char le_sql[] =
+		"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("
+		"   SELECT rank, pg, last_enqueued AS v FROM pg_status WHERE last_enqueued IS NOT NULL"
+		"   UNION ALL SELECT rank, pg, seq FROM collectives) WHERE pg IS NOT NULL AND rank IS NOT NULL"
+		"   GROUP BY rank, pg),"
+		" cmp AS (SELECT a.rank, a.pg, a.le, max(b.le) AS peer_max, min(b.le) AS peer_min"
+		"   FROM le a JOIN le b ON b.pg = a.pg AND b.rank <> a.rank GROUP BY a.rank, a.pg)";
+	sqlite3_stmt *st = db_prepare(d->db, sqlite3_mprintf("%s SELECT rank, max(peer_max - le) FROM cmp GROUP BY rank"
+							       " HAVING sum(le < peer_max) > 0 AND sum(le > peer_min) = 0"
+							       " ORDER BY rank", le_sql));
+	long lag = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		v_culprit(v, sqlite3_column_int(st, 0));
+		if (sqlite3_column_int64(st, 1) > lag)
+			lag = (long)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (!v->nculprits || v->nculprits * 2 > d->nranks)
+		return (v->nculprits = 0, false);
+	int rank = v->culprits[0];
+	/* the call it missed: in the group its own order of calls says comes next */
+	char next[128] = "", pg[128] = "";
+	next_group_by_history(d, rank, next, sizeof(next));
+	char *q = sqlite3_mprintf("%s SELECT pg, le FROM cmp WHERE rank = %d AND le < peer_max"
+				  " ORDER BY pg IS %Q DESC, peer_max - le DESC, pg LIMIT 1",
+				  le_sql, rank, next[0] ? next : NULL);
+	st = db_prepare(d->db, q);
+	sqlite3_free(q);
+	long le = -1;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		le = (long)sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	int64_t peer_ev = 0;
+	int peer = -1;
+	if (pg[0]) {
+		st = db_prepare(d->db, "SELECT rank, op, event_id FROM collectives WHERE pg = ?1 AND seq = ?2 AND rank <> ?3"
+				       " ORDER BY op IS NULL, rank LIMIT 1");
+		sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, le + 1);
+		sqlite3_bind_int(st, 3, rank);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			peer = sqlite3_column_int(st, 0);
+			snprintf(v->op, sizeof(v->op), "%s",
+				 sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
+			peer_ev = sqlite3_column_int64(st, 2);
+		}
+		sqlite3_finalize(st);
+		set_pg(d, pg);
+		v->seq = le + 1;
+	}
+	v->outcome = "hang";
+	v->cause = "rank_stalled";
+	v->confidence = lag >= 2 ? "medium" : "low";
+	struct buf who = {0}, l = {0};
+	rank_desc(d, rank, &who);
+	buf_puts(&v->summary, "No rank timed out, failed or exited, and the job did not finish: the logs end while the"
+			      " ranks wait. ");
+	if (v->nculprits > 1) {
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, "Ranks %s are behind their peers in every group they share. ", l.data);
+	}
+	buf_printf(&v->summary, "%s is behind its peers", who.data);
+	if (pg[0] && peer >= 0)
+		buf_printf(&v->summary, ": it never enqueued %s #%ld of group %s, which rank %d did (its last there was"
+					" #%ld)", v->op[0] ? v->op : "collective", v->seq, v->pg, peer, le);
+	buf_puts(&v->summary, ", and ahead of none of them in any group: it most likely stopped in host code before"
+			      " that call. No watchdog timeout was logged (blocking wait, a long timeout, or logs taken"
+			      " before it fired).");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld", rank, pg, le),
+		     "the culprit's last collective in that group");
+	v_cite_event(v, peer_ev, "a peer that went further");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT event_id FROM events WHERE rank = %d AND kind LIKE 'app_%%'"
+			      " ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1", rank),
+		     "last application line");
+	if (!d->any_dump)
+		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
+	buf_free(&who);
+	buf_free(&l);
 	return true;
 }
