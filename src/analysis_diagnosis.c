@@ -9,17 +9,6 @@
 #include "diagnosis.h"
 #include "findings.h"
 
-static void reset(struct verdict *v)
-{
-	v->nculprits = 0;
-	v->nevidence = 0;
-	v->nmissing = 0;
-	v->pg[0] = v->op[0] = '\0';
-	v->seq = -1;
-	buf_clear(&v->summary);
-	v->outcome = v->cause = v->confidence = NULL;
-}
-
 typedef bool (*cause_fn)(struct diagnosis *d);
 
 void analysis_diagnosis(sqlite3 *db)
@@ -31,23 +20,23 @@ void analysis_diagnosis(sqlite3 *db)
 	static const cause_fn hang[] = {diag_mismatch, diag_stalled, diag_unresponsive, diag_stalled_text};
 	bool done = false;
 	for (size_t i = 0; i < ARRAY_LEN(crash) && !done; i++) {
-		reset(&d.v);
+		v_reset(&d.v);
 		done = crash[i](&d);
 	}
 	for (size_t i = 0; i < ARRAY_LEN(hang) && !done && d.t0 != T_NONE; i++) {
-		reset(&d.v);
+		v_reset(&d.v);
 		done = hang[i](&d);
 	}
 	if (!done && d.t0 == T_NONE) {
-		reset(&d.v);
+		v_reset(&d.v);
 		done = diag_completed(&d);
 	}
 	if (!done && d.t0 == T_NONE) {
-		reset(&d.v);
+		v_reset(&d.v);
 		done = diag_silent_hang(&d);
 	}
 	if (!done) {
-		reset(&d.v);
+		v_reset(&d.v);
 		d.v.outcome = d.t0 != T_NONE ? "hang" : "unknown";
 		d.v.cause = "unknown";
 		d.v.confidence = "low";

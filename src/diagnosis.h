@@ -81,6 +81,8 @@ void fmt_time(int64_t t, char *out, size_t n);
 /* verdict building */
 void v_culprit(struct verdict *v, int rank);
 bool v_has_culprit(const struct verdict *v, int rank);
+/* Empties the verdict for the next cause to try. */
+void v_reset(struct verdict *v);
 void v_cite_event(struct verdict *v, int64_t event_id, const char *note);
 void v_cite_line(struct verdict *v, int64_t source_id, int64_t line_no, const char *note);
 void v_missing(struct verdict *v, const char *fmt, ...) NF_PRINTF(2, 3);

@@ -46,6 +46,11 @@ bool diag_init_failure(struct diagnosis *d)
 		") GROUP BY rank ORDER BY rank");
 	int64_t first = T_NONE;
 	int64_t first_event = 0;
+	struct cand {
+		int rank;
+		int64_t ev, t;
+	} *cands = NULL;
+	size_t nc = 0, cap = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int rank = sqlite3_column_int(st, 0);
 		struct rank_facts *r = diag_rank(d, rank);
@@ -53,15 +58,32 @@ bool diag_init_failure(struct diagnosis *d)
 		    strcmp(r->first_error_kind, "nccl_no_socket_if") != 0 &&
 		    strcmp(r->first_error_kind, "nccl_net_no_interface") != 0)
 			continue;
-		v_culprit(v, rank);
-		int64_t t = sqlite3_column_type(st, 2) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, 2);
-		if (t != T_NONE && (first == T_NONE || t < first)) {
-			first = t;
-			first_event = sqlite3_column_int64(st, 1);
-		}
-		v_cite_event(v, sqlite3_column_int64(st, 1), "init error");
+		xgrow(&cands, &cap, nc + 1, sizeof(*cands));
+		cands[nc].rank = rank;
+		cands[nc].ev = sqlite3_column_int64(st, 1);
+		cands[nc++].t = sqlite3_column_type(st, 2) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, 2);
 	}
 	sqlite3_finalize(st);
+	/* where some hosts lack the interface NCCL was told to use, the ranks of
+	 * the other hosts fail only because those died (the store, the unique id
+	 * they wait for): consequences, not culprits */
+	static const char local_sql[] =
+		"SELECT count(*) FROM events e JOIN sources s USING(source_id)"
+		" WHERE e.kind IN ('nccl_no_socket_if','nccl_net_no_interface') AND e.rank IS NOT NULL";
+	bool any_local = q_int(d->db, 0, "%s", local_sql) > 0;
+	for (size_t i = 0; i < nc; i++) {
+		struct rank_facts *r = diag_rank(d, cands[i].rank);
+		if (any_local && r && r->host[0] &&
+		    q_int(d->db, 0, "%s AND coalesce(e.host, s.host) = %Q", local_sql, r->host) == 0)
+			continue;
+		v_culprit(v, cands[i].rank);
+		if (cands[i].t != T_NONE && (first == T_NONE || cands[i].t < first)) {
+			first = cands[i].t;
+			first_event = cands[i].ev;
+		}
+		v_cite_event(v, cands[i].ev, "init error");
+	}
+	free(cands);
 	if (v->nculprits == 0)
 		return false;
 

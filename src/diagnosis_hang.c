@@ -357,7 +357,8 @@ bool diag_mismatch(struct diagnosis *d)
 		return truncated_message(d);
 
 	struct site *f = &first;
-	v->outcome = "hang";
+	/* no timeout: NCCL matched the different calls anyway and the job ran on */
+	v->outcome = d->t0 != T_NONE ? "hang" : "completed";
 	v->cause = "collective_mismatch";
 	v->confidence = f->confidence;
 	v->first_failure_t = d->t0;
@@ -379,8 +380,10 @@ bool diag_mismatch(struct diagnosis *d)
 				   v->summary.len ? " " : "", who.data, a, f->seq, v->pg, b);
 			v_cite_event(v, f->s[i].event_id, "the deviating call");
 		}
-		buf_printf(&v->summary, " The deviation was told from %s; the group hung there and its peers timed out.",
-			   f->how);
+		buf_printf(&v->summary, " The deviation was told from %s; %s", f->how,
+			   d->t0 != T_NONE ? "the group hung there and its peers timed out."
+					   : "nothing failed: NCCL does not check that the ranks make the same call, so the"
+					     " job ran on to its end, with wrong data from that collective on.");
 		for (size_t i = 0; i < f->n; i++)
 			if (!f->deviant[i]) {
 				v_cite_event(v, f->s[i].event_id, "what the others called");

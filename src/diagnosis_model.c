@@ -214,6 +214,17 @@ bool v_has_culprit(const struct verdict *v, int rank)
 	return false;
 }
 
+void v_reset(struct verdict *v)
+{
+	v->nculprits = 0;
+	v->nevidence = 0;
+	v->nmissing = 0;
+	v->pg[0] = v->op[0] = '\0';
+	v->seq = -1;
+	buf_clear(&v->summary);
+	v->outcome = v->cause = v->confidence = NULL;
+}
+
 void v_cite_event(struct verdict *v, int64_t event_id, const char *note)
 {
 	if (event_id <= 0)
