@@ -22,59 +22,116 @@ struct lateness {
 	double late_sum;
 };
 
-/* adds one collective (pg, seq) that n ranks enqueued at t[] */
-static void add_collective(struct lateness *per, const int *rank, const int64_t *t, size_t n)
+/* one collective (pg, seq) as the ranks called it */
+struct call {
+	int rank;
+	int64_t t; /* flight-recorder creation time, INT64_MIN if none */
+	char op[32];
+	int64_t in, out; /* -1 unknown */
+};
+
+static bool skipped_op(const char *op)
 {
-	if (n < 2)
-		return;
-	int64_t lo = t[0], hi = t[0];
-	for (size_t i = 1; i < n; i++) {
-		lo = t[i] < lo ? t[i] : lo;
-		hi = t[i] > hi ? t[i] : hi;
-	}
+	static const char *const ops[] = {"SEND", "RECV", "ALLTOALL", "GATHER", "SCATTER", "COALESCED"};
+	for (size_t i = 0; i < ARRAY_LEN(ops); i++)
+		if (!strcmp(op, ops[i]))
+			return true;
+	return false;
+}
+
+/* adds one collective: the ranks' lateness, and whether they disagreed */
+static void add_collective(struct lateness *per, int maxrank, const struct call *c, size_t n, bool *disagree)
+{
+	/* as GROUP BY pg, seq HAVING count(DISTINCT op|numel_in|numel_out) > 1
+	 * would tell it: unknown values do not count */
+	const char *op0 = NULL;
+	int64_t in0 = -1, out0 = -1;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t timed = 0;
 	for (size_t i = 0; i < n; i++) {
-		struct lateness *l = &per[rank[i]];
+		if (c[i].op[0] && !skipped_op(c[i].op)) {
+			if (!op0)
+				op0 = c[i].op;
+			else if (strcmp(op0, c[i].op))
+				*disagree = true;
+			if (c[i].in >= 0 && in0 >= 0 && c[i].in != in0)
+				*disagree = true;
+			if (c[i].out >= 0 && out0 >= 0 && c[i].out != out0)
+				*disagree = true;
+			if (in0 < 0)
+				in0 = c[i].in;
+			if (out0 < 0)
+				out0 = c[i].out;
+		}
+		if (c[i].t == INT64_MIN || c[i].rank < 0 || c[i].rank > maxrank)
+			continue;
+		timed++;
+		lo = c[i].t < lo ? c[i].t : lo;
+		hi = c[i].t > hi ? c[i].t : hi;
+	}
+	if (timed < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].t == INT64_MIN || c[i].rank < 0 || c[i].rank > maxrank)
+			continue;
+		struct lateness *l = &per[c[i].rank];
 		l->n++;
-		l->last += t[i] == hi;
-		l->late_sum += (double)(t[i] - lo);
+		l->last += c[i].t == hi;
+		l->late_sum += (double)(c[i].t - lo);
 	}
 }
 
-static bool find_straggler(struct diagnosis *d)
+static int64_t col_or(sqlite3_stmt *st, int i, int64_t def)
 {
-	struct verdict *v = &d->v;
-	/* one ordered pass over the flight-recorder entries, summed per rank here
-	 * (a window query over them costs several times more) */
-	int maxrank = (int)q_int(d->db, -1, "SELECT max(rank) FROM collectives WHERE evidence = 'flight recorder'");
-	if (maxrank < 0 || maxrank > (1 << 24))
-		return false;
-	struct lateness *per = xcalloc((size_t)maxrank + 1, sizeof(*per));
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? def : sqlite3_column_int64(st, i);
+}
+
+/* One ordered pass over the collectives (cheaper than a window or GROUP BY
+ * query over them): the lateness of each rank from the flight-recorder
+ * entries, and whether the ranks called different things somewhere. */
+static struct lateness *scan_collectives(struct diagnosis *d, int *maxrank, bool *disagree)
+{
+	*disagree = false;
+	*maxrank = (int)q_int(d->db, -1, "SELECT max(rank) FROM collectives");
+	if (*maxrank < 0 || *maxrank > (1 << 24))
+		return NULL;
+	struct lateness *per = xcalloc((size_t)*maxrank + 1, sizeof(*per));
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT rank, pg, seq, time_created_us FROM collectives WHERE evidence = 'flight recorder'"
-		" AND time_created_us IS NOT NULL AND rank >= 0 AND pg IS NOT NULL ORDER BY pg, seq");
-	int *ranks = NULL;
-	int64_t *ts = NULL;
-	size_t n = 0, cap = 0, tcap = 0;
+		"SELECT rank, pg, seq, CASE WHEN evidence = 'flight recorder' THEN time_created_us END, op,"
+		" numel_in, numel_out FROM collectives NOT INDEXED"
+		" WHERE pg IS NOT NULL AND seq IS NOT NULL ORDER BY pg, seq");
+	struct call *calls = NULL;
+	size_t n = 0, cap = 0;
 	char pg[128] = "";
 	int64_t seq = INT64_MIN;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *p = (const char *)sqlite3_column_text(st, 1);
 		int64_t s = sqlite3_column_int64(st, 2);
 		if (s != seq || strcmp(p, pg) != 0) {
-			add_collective(per, ranks, ts, n);
+			add_collective(per, *maxrank, calls, n, disagree);
 			n = 0;
 			seq = s;
 			snprintf(pg, sizeof(pg), "%s", p);
 		}
-		xgrow(&ranks, &cap, n + 1, sizeof(*ranks));
-		xgrow(&ts, &tcap, n + 1, sizeof(*ts));
-		ranks[n] = sqlite3_column_int(st, 0);
-		ts[n++] = sqlite3_column_int64(st, 3);
+		xgrow(&calls, &cap, n + 1, sizeof(*calls));
+		struct call *c = &calls[n++];
+		c->rank = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 0);
+		c->t = col_or(st, 3, INT64_MIN);
+		snprintf(c->op, sizeof(c->op), "%s", sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
+		c->in = col_or(st, 5, -1);
+		c->out = col_or(st, 6, -1);
 	}
-	add_collective(per, ranks, ts, n);
+	add_collective(per, *maxrank, calls, n, disagree);
 	sqlite3_finalize(st);
-	free(ranks);
-	free(ts);
+	free(calls);
+	return per;
+}
+
+static bool find_straggler(struct diagnosis *d, const struct lateness *per, int maxrank)
+{
+	struct verdict *v = &d->v;
+	if (!per)
+		return false;
 	int best = -1;
 	double best_late = 0, second_late = 0, best_share = 0;
 	long best_n = 0;
@@ -93,7 +150,6 @@ static bool find_straggler(struct diagnosis *d)
 			second_late = late;
 		}
 	}
-	free(per);
 	if (best < 0 || best_n < STRAGGLER_MIN_SAMPLES || best_late < STRAGGLER_MIN_LATE_US ||
 	    best_late < 3 * second_late || best_share < 0.5)
 		return false;
@@ -123,19 +179,21 @@ bool diag_completed(struct diagnosis *d)
 				" AND state <> 'completed'") == 0;
 	if (!d->completed && !final_dumps)
 		return false;
+	int maxrank;
+	bool disagree;
+	struct lateness *per = scan_collectives(d, &maxrank, &disagree);
 	/* ranks that disagreed on a collective NCCL happened to complete */
-	if (q_int(d->db, 0,
-		  "SELECT count(*) FROM (SELECT 1 FROM collectives WHERE pg IS NOT NULL AND seq IS NOT NULL"
-		  " AND op NOT IN ('SEND','RECV','ALLTOALL','GATHER','SCATTER','COALESCED')"
-		  " GROUP BY pg, seq HAVING count(DISTINCT op) > 1 OR count(DISTINCT numel_in) > 1"
-		  "   OR count(DISTINCT numel_out) > 1 LIMIT 1)") > 0 &&
-	    diag_mismatch(d) && strcmp(v->cause, "collective_mismatch") == 0)
+	if (disagree && diag_mismatch(d) && strcmp(v->cause, "collective_mismatch") == 0) {
+		free(per);
 		return true;
+	}
 	v_reset(v);
 	v->outcome = "completed";
 	v->cause = "none";
 	v->confidence = "high";
-	if (!find_straggler(d)) {
+	bool straggler = find_straggler(d, per, maxrank);
+	free(per);
+	if (!straggler) {
 		long steps = (long)q_int(d->db, -1, "SELECT max(last_step) FROM rank_status");
 		buf_printf(&v->summary, "The job completed: %d rank%s finished", d->world, d->world == 1 ? "" : "s");
 		if (steps >= 0)
