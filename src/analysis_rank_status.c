@@ -89,13 +89,17 @@ static const char status_sql[] =
 	"    WHEN 9 THEN 'SIGKILL' WHEN 11 THEN 'SIGSEGV' WHEN 13 THEN 'SIGPIPE' WHEN 15 THEN 'SIGTERM' END\n"
 	"  WHERE exit_signal IS NULL AND exit_code < 0;\n"
 	/* SIGTERM sent by the launcher to the survivors of a failure */
-	"UPDATE rank_status SET sigterm_by_launcher = rank IN (SELECT p.rank FROM events e JOIN sources s USING(source_id)\n"
-	"    JOIN procs p ON p.host = s.host AND p.pid = field(e.fields, 'pid')\n"
-	"    WHERE e.kind = 'torchrun_sending_signal' AND p.rank IS NOT NULL\n"
+	"DROP TABLE IF EXISTS temp.rs_sigterm;\n"
+	"CREATE TEMP TABLE rs_sigterm AS SELECT p.rank AS rank, field(e.fields, 'signal') AS signal, e.time_us AS t\n"
+	"  FROM events e JOIN sources s USING(source_id)\n"
+	"  JOIN procs p ON p.host = s.host AND p.pid = field(e.fields, 'pid')\n"
+	"  WHERE e.kind = 'torchrun_sending_signal' AND p.rank IS NOT NULL;\n"
+	"CREATE INDEX temp.rs_sigterm_rank ON rs_sigterm(rank);\n"
+	"UPDATE rank_status SET sigterm_by_launcher = EXISTS (SELECT 1 FROM rs_sigterm g WHERE g.rank = rank_status.rank\n"
 	/* a SIGKILL death right after the launcher's SIGTERM was not the launcher's:
 	 * it escalates to SIGKILL only after a grace period of many seconds */
-	"      AND NOT (coalesce(rank_status.exit_signal, '') = 'SIGKILL' AND field(e.fields, 'signal') = 'SIGTERM'\n"
-	"               AND rank_status.exit_time_us < e.time_us + 5000000));\n"
+	"      AND NOT (coalesce(rank_status.exit_signal, '') = 'SIGKILL' AND g.signal = 'SIGTERM'\n"
+	"               AND rank_status.exit_time_us < g.t + 5000000));\n"
 	/* PyTorch's own abort after a timeout or an NCCL error */
 	"UPDATE rank_status SET watchdog_abort = rank IN (SELECT rank FROM events\n"
 	"    WHERE kind IN ('pg_terminating','pg_taking_down','pg_watchdog_terminated') AND rank IS NOT NULL);\n"
