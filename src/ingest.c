@@ -31,7 +31,7 @@ void ingest_default_opts(struct ingest_opts *o)
 	memset(o, 0, sizeof(*o));
 	walk_default_limits(&o->limits);
 	o->max_line = 64 << 10;
-	o->block_bytes = 256 << 10;
+	o->block_bytes = 1 << 20;
 	o->zstd_level = 1;
 	o->analyze = true;
 }

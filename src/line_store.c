@@ -43,7 +43,7 @@ static int64_t unzigzag(uint64_t v)
 void block_init(struct block_builder *b, size_t target_bytes)
 {
 	memset(b, 0, sizeof(*b));
-	b->target_bytes = target_bytes ? target_bytes : (256 << 10);
+	b->target_bytes = target_bytes ? target_bytes : (1 << 20);
 }
 
 void block_free(struct block_builder *b)
