@@ -64,36 +64,6 @@ struct plugin_devs {
 	int64_t ev;
 };
 
-/* one process as one source (or, merged, all of its sources) tells it */
-struct proc {
-	char host[128];
-	long pid;
-	int rank;
-	char boot_if[64], boot_addr[96];
-	int64_t ev_boot;
-	char sock_env[128], hca_env[256];
-	int64_t ev_sock_env, ev_hca_env;
-	char plugin[96];
-	int64_t ev_plugin;
-	struct plugin_devs pd[MAX_PLUGINS];
-	int npd;
-	char network[64];
-	int64_t ev_network;
-	int gdr_line; /* -1 unknown, 0 disabled, 1 enabled (nccl_gdr lines) */
-	int64_t ev_no_if;
-	/* communicators and channel lines of the main source */
-	struct cm *cms;
-	size_t ncm, cmcap;
-	struct chline *ch;
-	size_t nch, chcap;
-	int run;
-	/* computed */
-	struct trset total;  /* channels per transport, all communicators */
-	int64_t ev_channel;  /* a NET channel line (evidence) */
-	char devices[400];
-	int gdr;
-};
-
 /* what the findings compare of one process, kept for every process once its
  * communicators and channel lines are summed up and freed */
 struct procview {
@@ -103,7 +73,7 @@ struct procview {
 	char boot_if[64], boot_addr[96];
 	int64_t ev_boot;
 	char sock_env[128], hca_env[256];
-	int64_t ev_sock_env;
+	int64_t ev_sock_env, ev_hca_env;
 	char plugin[96];
 	int64_t ev_plugin;
 	char network[64];
@@ -114,28 +84,18 @@ struct procview {
 	char devices[400];
 };
 
-static void procview_of(struct procview *v, const struct proc *p)
-{
-	memcpy(v->host, p->host, sizeof(v->host));
-	v->pid = p->pid;
-	v->rank = p->rank;
-	memcpy(v->boot_if, p->boot_if, sizeof(v->boot_if));
-	memcpy(v->boot_addr, p->boot_addr, sizeof(v->boot_addr));
-	v->ev_boot = p->ev_boot;
-	memcpy(v->sock_env, p->sock_env, sizeof(v->sock_env));
-	memcpy(v->hca_env, p->hca_env, sizeof(v->hca_env));
-	v->ev_sock_env = p->ev_sock_env;
-	memcpy(v->plugin, p->plugin, sizeof(v->plugin));
-	v->ev_plugin = p->ev_plugin;
-	memcpy(v->network, p->network, sizeof(v->network));
-	v->ev_network = p->ev_network;
-	v->gdr_line = p->gdr_line;
-	v->gdr = p->gdr;
-	v->ev_no_if = p->ev_no_if;
-	v->ev_channel = p->ev_channel;
-	v->total = p->total;
-	memcpy(v->devices, p->devices, sizeof(v->devices));
-}
+/* one process as one source (or, merged, all of its sources) tells it */
+struct proc {
+	struct procview view; /* what the findings keep of it */
+	struct plugin_devs pd[MAX_PLUGINS];
+	int npd;
+	/* communicators and channel lines of the main source */
+	struct cm *cms;
+	size_t ncm, cmcap;
+	struct chline *ch;
+	size_t nch, chcap;
+	int run;
+};
 
 static void tr_add(struct trset *s, const char *name, int channel)
 {
@@ -306,22 +266,22 @@ static void read_event(struct reader *r, struct proc *p)
 	int64_t ev = sqlite3_column_int64(st, C_EVENT);
 	if (strcmp(kind, "nccl_channel") != 0)
 		p->run++;
-	if (p->rank < 0)
-		p->rank = col_int(st, C_RANK, -1);
+	if (p->view.rank < 0)
+		p->view.rank = col_int(st, C_RANK, -1);
 	if (!strcmp(kind, "nccl_env") || !strcmp(kind, "nccl_env_set")) {
 		const char *name = json_object_str(f, "name");
-		if (!strcmp(name, "NCCL_SOCKET_IFNAME") && !p->sock_env[0]) {
-			SET(p->sock_env, json_object_str(f, "value"));
-			p->ev_sock_env = ev;
-		} else if (!strcmp(name, "NCCL_IB_HCA") && !p->hca_env[0]) {
-			SET(p->hca_env, json_object_str(f, "value"));
-			p->ev_hca_env = ev;
+		if (!strcmp(name, "NCCL_SOCKET_IFNAME") && !p->view.sock_env[0]) {
+			SET(p->view.sock_env, json_object_str(f, "value"));
+			p->view.ev_sock_env = ev;
+		} else if (!strcmp(name, "NCCL_IB_HCA") && !p->view.hca_env[0]) {
+			SET(p->view.hca_env, json_object_str(f, "value"));
+			p->view.ev_hca_env = ev;
 		}
 	} else if (!strcmp(kind, "nccl_bootstrap_if")) {
-		if (!p->boot_if[0]) {
-			SET(p->boot_if, *json_object_str(f, "ifname") ? json_object_str(f, "ifname") : json_object_str(f, "net_dev"));
-			SET(p->boot_addr, json_object_str(f, "addr"));
-			p->ev_boot = ev;
+		if (!p->view.boot_if[0]) {
+			SET(p->view.boot_if, *json_object_str(f, "ifname") ? json_object_str(f, "ifname") : json_object_str(f, "net_dev"));
+			SET(p->view.boot_addr, json_object_str(f, "addr"));
+			p->view.ev_boot = ev;
 		}
 	} else if (!strcmp(kind, "nccl_net_devices") || !strcmp(kind, "nccl_net_no_device")) {
 		const char *plugin = json_object_str(f, "plugin");
@@ -341,14 +301,14 @@ static void read_event(struct reader *r, struct proc *p)
 		const char *status = json_object_str(f, "status"), *type = json_object_str(f, "type");
 		if (!strcmp(type, "NET") && (!strcmp(status, "Assigned") || !strcmp(status, "Initialized") ||
 					     !strcmp(status, "Loaded") || !strcmp(status, "Using")) &&
-		    !p->plugin[0]) {
-			SET(p->plugin, json_object_str(f, "plugin"));
-			p->ev_plugin = ev;
+		    !p->view.plugin[0]) {
+			SET(p->view.plugin, json_object_str(f, "plugin"));
+			p->view.ev_plugin = ev;
 		}
 	} else if (!strcmp(kind, "nccl_using_network")) {
-		if (!p->network[0]) {
-			SET(p->network, json_object_str(f, "network"));
-			p->ev_network = ev;
+		if (!p->view.network[0]) {
+			SET(p->view.network, json_object_str(f, "network"));
+			p->view.ev_network = ev;
 		}
 		snprintf(r->pending_net, sizeof(r->pending_net), "%s", json_object_str(f, "network"));
 		r->pending_ev = ev;
@@ -369,8 +329,8 @@ static void read_event(struct reader *r, struct proc *p)
 			/* the key the comms analysis gave it */
 			sqlite3_stmt *q = r->comm_id;
 			sqlite3_reset(q);
-			sqlite3_bind_text(q, 1, p->host, -1, SQLITE_STATIC);
-			sqlite3_bind_int64(q, 2, p->pid);
+			sqlite3_bind_text(q, 1, p->view.host, -1, SQLITE_STATIC);
+			sqlite3_bind_int64(q, 2, p->view.pid);
 			sqlite3_bind_text(q, 3, ptr, -1, SQLITE_STATIC);
 			if (sqlite3_step(q) == SQLITE_ROW)
 				snprintf(c->comm_id, sizeof(c->comm_id), "%s", col(q, 0));
@@ -403,17 +363,17 @@ static void read_event(struct reader *r, struct proc *p)
 		snprintf(c->src_dev, sizeof(c->src_dev), "%s", json_object_str(f, "src_dev"));
 		snprintf(c->dst_dev, sizeof(c->dst_dev), "%s", json_object_str(f, "dst_dev"));
 		norm_transport(json_object_str(f, "transport"), c->tr, sizeof(c->tr));
-		if (!p->ev_channel && net_class(c->tr))
-			p->ev_channel = ev;
+		if (!p->view.ev_channel && net_class(c->tr))
+			p->view.ev_channel = ev;
 	} else if (!strcmp(kind, "nccl_gdr")) {
 		const char *g = json_object_str(f, "gdr");
 		if (!strcasecmp(g, "enabled"))
-			p->gdr_line = 1;
-		else if (p->gdr_line < 0)
-			p->gdr_line = 0;
+			p->view.gdr_line = 1;
+		else if (p->view.gdr_line < 0)
+			p->view.gdr_line = 0;
 	} else if (!strcmp(kind, "nccl_no_socket_if") || !strcmp(kind, "nccl_net_no_interface")) {
-		if (!p->ev_no_if)
-			p->ev_no_if = ev;
+		if (!p->view.ev_no_if)
+			p->view.ev_no_if = ev;
 	}
 }
 
@@ -599,24 +559,24 @@ static void free_cms(struct cm *cms, size_t n)
 
 static void merge(struct proc *into, struct proc *from)
 {
-	if (into->rank < 0)
-		into->rank = from->rank;
-	if (!into->boot_if[0]) {
-		SET(into->boot_if, from->boot_if);
-		SET(into->boot_addr, from->boot_addr);
-		into->ev_boot = from->ev_boot;
+	if (into->view.rank < 0)
+		into->view.rank = from->view.rank;
+	if (!into->view.boot_if[0]) {
+		SET(into->view.boot_if, from->view.boot_if);
+		SET(into->view.boot_addr, from->view.boot_addr);
+		into->view.ev_boot = from->view.ev_boot;
 	}
-	if (!into->sock_env[0] && from->sock_env[0]) {
-		SET(into->sock_env, from->sock_env);
-		into->ev_sock_env = from->ev_sock_env;
+	if (!into->view.sock_env[0] && from->view.sock_env[0]) {
+		SET(into->view.sock_env, from->view.sock_env);
+		into->view.ev_sock_env = from->view.ev_sock_env;
 	}
-	if (!into->hca_env[0] && from->hca_env[0]) {
-		SET(into->hca_env, from->hca_env);
-		into->ev_hca_env = from->ev_hca_env;
+	if (!into->view.hca_env[0] && from->view.hca_env[0]) {
+		SET(into->view.hca_env, from->view.hca_env);
+		into->view.ev_hca_env = from->view.ev_hca_env;
 	}
-	if (!into->plugin[0] && from->plugin[0]) {
-		SET(into->plugin, from->plugin);
-		into->ev_plugin = from->ev_plugin;
+	if (!into->view.plugin[0] && from->view.plugin[0]) {
+		SET(into->view.plugin, from->view.plugin);
+		into->view.ev_plugin = from->view.ev_plugin;
 	}
 	for (int i = 0; i < from->npd; i++) {
 		int k;
@@ -626,14 +586,14 @@ static void merge(struct proc *into, struct proc *from)
 		if (k == into->npd && into->npd < MAX_PLUGINS)
 			into->pd[into->npd++] = from->pd[i];
 	}
-	if (!into->network[0] && from->network[0]) {
-		SET(into->network, from->network);
-		into->ev_network = from->ev_network;
+	if (!into->view.network[0] && from->view.network[0]) {
+		SET(into->view.network, from->view.network);
+		into->view.ev_network = from->view.ev_network;
 	}
-	if (from->gdr_line > into->gdr_line)
-		into->gdr_line = from->gdr_line;
-	if (!into->ev_no_if)
-		into->ev_no_if = from->ev_no_if;
+	if (from->view.gdr_line > into->view.gdr_line)
+		into->view.gdr_line = from->view.gdr_line;
+	if (!into->view.ev_no_if)
+		into->view.ev_no_if = from->view.ev_no_if;
 	/* communicators and channels: from the first source that has channel
 	 * lines, else the first that has communicators */
 	if ((!into->nch && from->nch) || (!into->nch && !into->ncm && from->ncm)) {
@@ -645,7 +605,7 @@ static void merge(struct proc *into, struct proc *from)
 		into->ch = from->ch;
 		into->nch = from->nch;
 		into->chcap = from->chcap;
-		into->ev_channel = from->ev_channel;
+		into->view.ev_channel = from->view.ev_channel;
 		from->cms = NULL;
 		from->ch = NULL;
 		from->ncm = from->nch = from->cmcap = from->chcap = 0;
@@ -657,53 +617,53 @@ static void proc_clear(struct proc *p)
 	free_cms(p->cms, p->ncm);
 	free(p->ch);
 	memset(p, 0, sizeof(*p));
-	p->rank = -1;
-	p->gdr_line = -1;
+	p->view.rank = -1;
+	p->view.gdr_line = -1;
 }
 
 static void finish(sqlite3 *db, struct proc *p, sqlite3_stmt *ins)
 {
 	/* the rank, from the ranks table when it knows the process */
 	sqlite3_stmt *q = db_prepare(db, "SELECT rank FROM ranks WHERE host = ? AND pid = ?");
-	sqlite3_bind_text(q, 1, p->host, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, p->pid);
+	sqlite3_bind_text(q, 1, p->view.host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, p->view.pid);
 	if (sqlite3_step(q) == SQLITE_ROW)
-		p->rank = sqlite3_column_int(q, 0);
+		p->view.rank = sqlite3_column_int(q, 0);
 	sqlite3_finalize(q);
 
 	struct trset *unattr = NULL;
 	size_t nun = 0;
 	attribute_channels(db, p, &unattr, &nun);
-	memset(&p->total, 0, sizeof(p->total));
+	memset(&p->view.total, 0, sizeof(p->view.total));
 	for (size_t i = 0; i < p->ncm; i++)
-		tr_sum(&p->total, &p->cms[i].tr);
+		tr_sum(&p->view.total, &p->cms[i].tr);
 	for (size_t i = 0; i < nun; i++)
-		tr_sum(&p->total, &unattr[i]);
+		tr_sum(&p->view.total, &unattr[i]);
 	free(unattr);
-	p->gdr = gdr_of(&p->total, true, p->gdr_line);
+	p->view.gdr = gdr_of(&p->view.total, true, p->view.gdr_line);
 
 	/* the devices of the plugin in use */
-	const char *use = p->plugin[0] ? p->plugin : p->network;
+	const char *use = p->view.plugin[0] ? p->view.plugin : p->view.network;
 	for (int i = 0; i < p->npd; i++)
 		if (!strcmp(p->pd[i].plugin, use))
-			snprintf(p->devices, sizeof(p->devices), "%s", p->pd[i].devices);
-	if (!p->devices[0] && !use[0]) {
+			snprintf(p->view.devices, sizeof(p->view.devices), "%s", p->pd[i].devices);
+	if (!p->view.devices[0] && !use[0]) {
 		int with = -1, n = 0;
 		for (int i = 0; i < p->npd; i++)
 			if (p->pd[i].devices[0])
 				with = i, n++;
 		if (n == 1)
-			snprintf(p->devices, sizeof(p->devices), "%s", p->pd[with].devices);
+			snprintf(p->view.devices, sizeof(p->view.devices), "%s", p->pd[with].devices);
 	}
 
 	struct buf js = {0};
-	tr_json(&p->total, true, &js);
+	tr_json(&p->view.total, true, &js);
 	for (int row = -1; row < (int)p->ncm; row++) {
 		const struct cm *c = row >= 0 ? &p->cms[row] : NULL;
-		const char *network = p->network;
-		int gdr = p->gdr;
+		const char *network = p->view.network;
+		int gdr = p->view.gdr;
 		if (c) {
-			bool differs = c->network[0] && strcmp(c->network, p->network);
+			bool differs = c->network[0] && strcmp(c->network, p->view.network);
 			if (!c->has_tr && !differs)
 				continue;
 			if (c->network[0])
@@ -713,16 +673,16 @@ static void finish(sqlite3 *db, struct proc *p, sqlite3_stmt *ins)
 			gdr = gdr_of(&t, false, -1);
 		}
 		int i = 1;
-		sqlite3_bind_text(ins, i++, p->host, -1, SQLITE_STATIC);
-		db_bind_int_or_null(ins, i++, p->rank, p->rank >= 0);
-		sqlite3_bind_int64(ins, i++, p->pid);
+		sqlite3_bind_text(ins, i++, p->view.host, -1, SQLITE_STATIC);
+		db_bind_int_or_null(ins, i++, p->view.rank, p->view.rank >= 0);
+		sqlite3_bind_int64(ins, i++, p->view.pid);
 		db_bind_text(ins, i++, c ? c->comm_id : NULL, -1);
-		db_bind_text(ins, i++, p->boot_if[0] ? p->boot_if : NULL, -1);
-		db_bind_text(ins, i++, p->boot_addr[0] ? p->boot_addr : NULL, -1);
-		db_bind_text(ins, i++, p->sock_env[0] ? p->sock_env : NULL, -1);
-		db_bind_text(ins, i++, p->hca_env[0] ? p->hca_env : NULL, -1);
-		db_bind_text(ins, i++, p->plugin[0] ? p->plugin : NULL, -1);
-		db_bind_text(ins, i++, p->devices[0] ? p->devices : NULL, -1);
+		db_bind_text(ins, i++, p->view.boot_if[0] ? p->view.boot_if : NULL, -1);
+		db_bind_text(ins, i++, p->view.boot_addr[0] ? p->view.boot_addr : NULL, -1);
+		db_bind_text(ins, i++, p->view.sock_env[0] ? p->view.sock_env : NULL, -1);
+		db_bind_text(ins, i++, p->view.hca_env[0] ? p->view.hca_env : NULL, -1);
+		db_bind_text(ins, i++, p->view.plugin[0] ? p->view.plugin : NULL, -1);
+		db_bind_text(ins, i++, p->view.devices[0] ? p->view.devices : NULL, -1);
 		db_bind_text(ins, i++, network[0] ? network : NULL, -1);
 		db_bind_text(ins, i++, gdr_text(gdr), -1);
 		db_bind_text(ins, i++, js.len > 2 ? js.data : NULL, -1);
@@ -1139,7 +1099,7 @@ void analysis_network(sqlite3 *db)
 	bool have = false;
 	for (;;) {
 		bool row = sqlite3_step(st) == SQLITE_ROW;
-		bool new_proc = !row || !have || strcmp(col(st, C_HOST), cur.host) || sqlite3_column_int64(st, C_PID) != cur.pid;
+		bool new_proc = !row || !have || strcmp(col(st, C_HOST), cur.view.host) || sqlite3_column_int64(st, C_PID) != cur.view.pid;
 		if (have && (new_proc || sqlite3_column_int64(st, C_SRC) != src_id)) {
 			merge(&cur, &src);
 			proc_clear(&src);
@@ -1148,21 +1108,21 @@ void analysis_network(sqlite3 *db)
 		if (have && new_proc) {
 			finish(db, &cur, ins);
 			xgrow(&ps, &cap, n + 1, sizeof(*ps));
-			procview_of(&ps[n++], &cur);
+			ps[n++] = cur.view;
 			proc_clear(&cur);
 			have = false;
 		}
 		if (!row)
 			break;
 		if (!have) {
-			snprintf(cur.host, sizeof(cur.host), "%s", col(st, C_HOST));
-			cur.pid = sqlite3_column_int64(st, C_PID);
+			snprintf(cur.view.host, sizeof(cur.view.host), "%s", col(st, C_HOST));
+			cur.view.pid = sqlite3_column_int64(st, C_PID);
 			have = true;
 		}
 		src_id = sqlite3_column_int64(st, C_SRC);
-		if (!src.host[0]) {
-			snprintf(src.host, sizeof(src.host), "%s", cur.host);
-			src.pid = cur.pid;
+		if (!src.view.host[0]) {
+			snprintf(src.view.host, sizeof(src.view.host), "%s", cur.view.host);
+			src.view.pid = cur.view.pid;
 		}
 		read_event(&r, &src);
 	}

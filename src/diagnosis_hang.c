@@ -505,9 +505,32 @@ struct moved_on {
 	bool by_order;    /* told from the peer's order of calls, not its progress */
 };
 
+/* Runs one of the queries below (columns: the other group, the rank's seq
+ * there, the peer, the peer's seq, the rank's event); true with m filled. */
+static bool moved_on_query(struct diagnosis *d, const char *sql, int rank, const char *pg, long seq,
+			   struct moved_on *m)
+{
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	sqlite3_bind_int(st, 1, rank);
+	sqlite3_bind_text(st, 2, pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, seq);
+	bool found = sqlite3_step(st) == SQLITE_ROW;
+	if (found) {
+		snprintf(m->pg, sizeof(m->pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		m->mine = sqlite3_column_int64(st, 1);
+		m->peer = sqlite3_column_int(st, 2);
+		m->peers = sqlite3_column_int64(st, 3);
+		m->event_id = sqlite3_column_int64(st, 4);
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
 static bool moved_on(struct diagnosis *d, int rank, const char *pg, long seq, struct moved_on *m)
 {
-	sqlite3_stmt *st = db_prepare(d->db,
+	/* a peer waiting in pg #seq had reached less of another group than the rank */
+	m->by_order = false;
+	if (moved_on_query(d,
 		"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("
 		"   SELECT rank, pg, last_enqueued AS v FROM hang_pg_status WHERE last_enqueued IS NOT NULL"
 		"   UNION ALL SELECT rank, pg, seq FROM hang_coll) WHERE pg IS NOT NULL AND rank IS NOT NULL"
@@ -517,46 +540,21 @@ static bool moved_on(struct diagnosis *d, int rank, const char *pg, long seq, st
 		" FROM le h JOIN le p ON p.pg = h.pg AND p.rank <> h.rank"
 		"  JOIN le g ON g.rank = p.rank AND g.pg = ?2 AND g.le >= ?3"
 		" WHERE h.rank = ?1 AND h.pg <> ?2 AND h.le > p.le"
-		" ORDER BY h.le - p.le DESC, h.pg, p.rank LIMIT 1");
-	sqlite3_bind_int(st, 1, rank);
-	sqlite3_bind_text(st, 2, pg, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, seq);
-	bool found = sqlite3_step(st) == SQLITE_ROW;
-	m->by_order = false;
-	if (found) {
-		snprintf(m->pg, sizeof(m->pg), "%s", (const char *)sqlite3_column_text(st, 0));
-		m->mine = sqlite3_column_int64(st, 1);
-		m->peer = sqlite3_column_int(st, 2);
-		m->peers = sqlite3_column_int64(st, 3);
-		m->event_id = sqlite3_column_int64(st, 4);
-	}
-	sqlite3_finalize(st);
-	if (found)
+		" ORDER BY h.le - p.le DESC, h.pg, p.rank LIMIT 1",
+		rank, pg, seq, m))
 		return true;
 	/* else: the rank made a call H #k that a peer, by its flight recorder,
 	 * made only after pg #seq: in that peer's order of calls the rank went
 	 * past the collective it never made */
-	st = db_prepare(d->db,
-		"SELECT h.pg, h.seq, g.rank, h.event_id FROM hang_coll h"
+	m->by_order = true;
+	return moved_on_query(d,
+		"SELECT h.pg, h.seq, g.rank, ?3, h.event_id FROM hang_coll h"
 		" JOIN hang_coll ph ON ph.pg = h.pg AND ph.seq = h.seq AND ph.rank <> h.rank"
 		"  AND ph.time_created_us IS NOT NULL"
 		" JOIN hang_coll g ON g.rank = ph.rank AND g.pg = ?2 AND g.seq = ?3 AND g.time_created_us IS NOT NULL"
 		" WHERE h.rank = ?1 AND h.pg <> ?2 AND g.time_created_us < ph.time_created_us"
-		" ORDER BY h.seq DESC, h.pg, g.rank LIMIT 1");
-	sqlite3_bind_int(st, 1, rank);
-	sqlite3_bind_text(st, 2, pg, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, seq);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	if (found) {
-		snprintf(m->pg, sizeof(m->pg), "%s", (const char *)sqlite3_column_text(st, 0));
-		m->mine = sqlite3_column_int64(st, 1);
-		m->peer = sqlite3_column_int(st, 2);
-		m->peers = seq;
-		m->event_id = sqlite3_column_int64(st, 3);
-		m->by_order = true;
-	}
-	sqlite3_finalize(st);
-	return found;
+		" ORDER BY h.seq DESC, h.pg, g.rank LIMIT 1",
+		rank, pg, seq, m);
 }
 
 /* The verdict for a rank that skipped the collective its peers waited on. */
