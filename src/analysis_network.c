@@ -959,7 +959,7 @@ static void findings_hosts(sqlite3 *db, struct procview *ps, size_t n)
 		for (int a = 0; a < A_COUNT; a++) {
 			if (!differs[a])
 				continue;
-			char note[96];
+			char note[192];
 			snprintf(note, sizeof(note), "%s on %s", attr_name[a], h->host);
 			evidence_add(db, f, attr_ev(h, a), note);
 			for (size_t j = 0; j < nh; j++)

@@ -148,7 +148,7 @@ void member_classify(const char *path, const unsigned char *h, size_t n, struct 
 		mc->kind = SK_RANK_LOG;
 		return;
 	}
-	if (memmem(h, n, "_perf", 5) && memmem(h, n, "nThread", 7)) {
+	if (h && n > 0 && memmem(h, n, "_perf", 5) && memmem(h, n, "nThread", 7)) {
 		mc->kind = SK_NCCL_TESTS;
 		return;
 	}

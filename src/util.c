@@ -174,6 +174,8 @@ void buf_puts(struct buf *b, const char *s)
 
 void buf_vprintf(struct buf *b, const char *fmt, va_list ap)
 {
+	if (!fmt)
+		return;
 	va_list ap2;
 	va_copy(ap2, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap2);
