@@ -341,6 +341,15 @@ bool diag_mismatch(struct diagnosis *d)
 		snprintf(site.pg, sizeof(site.pg), "%s", (const char *)sqlite3_column_text(st, 0));
 		site.seq = sqlite3_column_int64(st, 1);
 		judge_site(d, &site);
+		/* rows of one rank that differ by their evidence (a barrier is an
+		 * ALLREDUCE to the watchdog) are no disagreement between ranks */
+		size_t deviants = 0;
+		for (size_t i = 0; i < site.n; i++)
+			deviants += site.deviant[i];
+		if (site.n < 2 || deviants == 0) {
+			site_free(&site);
+			continue;
+		}
 		/* the first site is the verdict's; the others (other copies of the
 		 * same mistake, in other groups) add their deviants when decided */
 		if (sites == 0 || site.how)
@@ -951,15 +960,19 @@ bool diag_silent_hang(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
 	static const char le_sql[] =
+		/* a member of a group or communicator that shows nothing there is at 0 */
 		"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("
 		"   SELECT rank, pg, last_enqueued AS v FROM pg_status WHERE last_enqueued IS NOT NULL"
-		"   UNION ALL SELECT rank, pg, seq FROM collectives) WHERE pg IS NOT NULL AND rank IS NOT NULL"
-		"   GROUP BY rank, pg),"
+		"   UNION ALL SELECT rank, pg, seq FROM collectives"
+		"   UNION ALL SELECT rank, pg, 0 FROM pg_members"
+		"   UNION ALL SELECT rank, coalesce(pg, comm_id), 0 FROM comms)"
+		"   WHERE pg IS NOT NULL AND rank IS NOT NULL GROUP BY rank, pg),"
 		" cmp AS (SELECT a.rank, a.pg, a.le, max(b.le) AS peer_max, min(b.le) AS peer_min"
 		"   FROM le a JOIN le b ON b.pg = a.pg AND b.rank <> a.rank GROUP BY a.rank, a.pg)";
-	sqlite3_stmt *st = db_prepare(d->db, sqlite3_mprintf("%s SELECT rank, max(peer_max - le) FROM cmp GROUP BY rank"
-							       " HAVING sum(le < peer_max) > 0 AND sum(le > peer_min) = 0"
-							       " ORDER BY rank", le_sql));
+	char *sql = sqlite3_mprintf("%s SELECT rank, max(peer_max - le) FROM cmp GROUP BY rank"
+				    " HAVING sum(le < peer_max) > 0 AND sum(le > peer_min) = 0 ORDER BY rank", le_sql);
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	sqlite3_free(sql);
 	long lag = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		v_culprit(v, sqlite3_column_int(st, 0));
