@@ -967,8 +967,10 @@ bool diag_silent_hang(struct diagnosis *d)
 		"   UNION ALL SELECT rank, pg, 0 FROM pg_members"
 		"   UNION ALL SELECT rank, coalesce(pg, comm_id), 0 FROM comms)"
 		"   WHERE pg IS NOT NULL AND rank IS NOT NULL GROUP BY rank, pg),"
-		" cmp AS (SELECT a.rank, a.pg, a.le, max(b.le) AS peer_max, min(b.le) AS peer_min"
-		"   FROM le a JOIN le b ON b.pg = a.pg AND b.rank <> a.rank GROUP BY a.rank, a.pg)";
+		/* behind some peer: below the group's maximum; ahead of some peer:
+		 * above its minimum (per group, not per pair of ranks) */
+		" ext AS (SELECT pg, max(le) AS mx, min(le) AS mn FROM le GROUP BY pg),"
+		" cmp AS (SELECT l.rank, l.pg, l.le, x.mx AS peer_max, x.mn AS peer_min FROM le l JOIN ext x USING(pg))";
 	char *sql = sqlite3_mprintf("%s SELECT rank, max(peer_max - le) FROM cmp GROUP BY rank"
 				    " HAVING sum(le < peer_max) > 0 AND sum(le > peer_min) = 0 ORDER BY rank", le_sql);
 	sqlite3_stmt *st = db_prepare(d->db, sql);

@@ -97,3 +97,13 @@ done
 [ -n "$pgs" ] || badpg=1
 check_eq "synth/stall-256/DIAGNOSIS/group-is-a-copy-of-tp1" 0 "$badpg"
 rm -rf "$S/a" "$S/b"
+
+# --- a hang no watchdog reported, at scale -----------------------------------
+# blocking_stall (4 ranks, TORCH_NCCL_BLOCKING_WAIT=1, rank 2 stops before its
+# tp all_gather #7, nothing times out) cloned to 128 ranks: the verdict comes
+# from who enqueued what, and names exactly the copies of rank 2 (2 + 4c).
+"$NF_BIN" synth --from testdata/realjobs/blocking_stall.tar.gz --ranks 128 -o "$S/bs128.tar.gz" -q
+"$NF_BIN" ingest "$S/bs128.tar.gz" -o "$S/bs128.db" -q > /dev/null 2>&1
+exp=$(awk 'BEGIN { s = "["; for (c = 0; c < 32; c++) s = s (c ? "," : "") (2 + 4 * c); print s "]" }')
+check_eq "synth/blocking-stall-128/culprits-are-the-copies" "$exp" "$(sql "$S/bs128.db" "SELECT replace(culprit_ranks, ' ', '') FROM verdict")"
+check_eq "synth/blocking-stall-128/verdict" "hang rank_stalled 7 ALLGATHER" "$(sql "$S/bs128.db" "SELECT outcome, cause, seq, op FROM verdict" | tr '\t' ' ')"
