@@ -77,12 +77,17 @@ static const char pg_sql[] =
 	"INSERT INTO pg_size SELECT guid, max(json_array_length(ranks)) FROM pg_lists GROUP BY guid;\n"
 	"UPDATE process_groups SET size = max(size, coalesce((SELECT s.size FROM pg_size s WHERE s.guid = process_groups.pg), 0));\n";
 
-/* The key of the group an event names (see the file comment). */
+/* The key of a group from what names it (see the file comment): its GUID or
+ * global name, else the one GUID its description has elsewhere, else the
+ * description, else the rank's local id. */
+#define PG_KEY_OF(guid, name, desc, rank, id)                                                       \
+	"coalesce(CAST(" guid " AS TEXT), CAST(" name " AS TEXT),"                                 \
+	" (SELECT d.guid FROM pg_desc_guid d WHERE d.desc = " desc "), " desc ","                   \
+	" (SELECT l.guid FROM pg_local l WHERE l.rank = " rank " AND l.local_id = " id "))"
+/* ... of the group an event names */
 #define PG_KEY(e)                                                                                    \
-	"coalesce(CAST(field(" e ".fields, 'pg_guid') AS TEXT), CAST(field(" e ".fields, 'pg_name') AS TEXT)," \
-	" (SELECT d.guid FROM pg_desc_guid d WHERE d.desc = field(" e ".fields, 'pg_desc')),"                  \
-	" field(" e ".fields, 'pg_desc'),"                                                                      \
-	" (SELECT l.guid FROM pg_local l WHERE l.rank = " e ".rank AND l.local_id = field(" e ".fields, 'pg_id')))"
+	PG_KEY_OF("field(" e ".fields, 'pg_guid')", "field(" e ".fields, 'pg_name')",                     \
+		  "field(" e ".fields, 'pg_desc')", e ".rank", "field(" e ".fields, 'pg_id')")
 
 static const char coll_sql[] =
 	/* a re-analysis loads into bare tables and indexes them after: faster than
@@ -92,8 +97,7 @@ static const char coll_sql[] =
 	"DELETE FROM collectives; DELETE FROM pg_status;\n"
 	"INSERT INTO collectives(rank, pg, seq, op, numel_in, numel_out, dtype, state, time_created_us,\n"
 	"    time_started_us, time_completed_us, duration_ms, evidence, event_id)\n"
-	"  SELECT rank, coalesce(pg_guid, pg_name, (SELECT d.guid FROM pg_desc_guid d WHERE d.desc = r.pg_desc), pg_desc,\n"
-	"      (SELECT l.guid FROM pg_local l WHERE l.rank = r.rank AND l.local_id = r.pg_id)),\n"
+	"  SELECT rank, " PG_KEY_OF("r.pg_guid", "r.pg_name", "r.pg_desc", "r.rank", "r.pg_id") ",\n"
 	"    seq, op, numel_in, numel_out, dtype, state, time_created_us, time_started_us, time_completed_us,\n"
 	"    duration_ms, 'flight recorder', event_id\n"
 	"  FROM fr_rows r WHERE is_p2p = 0;\n"

@@ -207,11 +207,6 @@ static const char *col(sqlite3_stmt *st, int i)
 	return s ? s : "";
 }
 
-static int col_int(sqlite3_stmt *st, int i, int def)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? def : sqlite3_column_int(st, i);
-}
-
 /* ---- reading one source of one process ---- */
 
 enum { C_HOST, C_PID, C_SRC, C_PRIO, C_LINE, C_EVENT, C_KIND, C_RANK, C_FIELDS };
@@ -267,7 +262,7 @@ static void read_event(struct reader *r, struct proc *p)
 	if (strcmp(kind, "nccl_channel") != 0)
 		p->run++;
 	if (p->view.rank < 0)
-		p->view.rank = col_int(st, C_RANK, -1);
+		p->view.rank = (int)db_column_int_or(st, C_RANK, -1);
 	if (!strcmp(kind, "nccl_env") || !strcmp(kind, "nccl_env_set")) {
 		const char *name = json_object_str(f, "name");
 		if (!strcmp(name, "NCCL_SOCKET_IFNAME") && !p->view.sock_env[0]) {

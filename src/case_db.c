@@ -73,6 +73,11 @@ void db_step_done(sqlite3_stmt *st)
 	sqlite3_clear_bindings(st);
 }
 
+int64_t db_column_int_or(sqlite3_stmt *st, int i, int64_t def)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? def : sqlite3_column_int64(st, i);
+}
+
 int64_t db_int(sqlite3 *db, const char *sql, int64_t def)
 {
 	sqlite3_stmt *st = db_prepare(db, sql);

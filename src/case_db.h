@@ -28,6 +28,8 @@ void db_bind_text(sqlite3_stmt *st, int i, const char *s, int len);
 void db_bind_int_or_null(sqlite3_stmt *st, int i, int64_t v, bool present);
 /* Steps a statement that returns no rows, then resets it. */
 void db_step_done(sqlite3_stmt *st);
+/* Column i of the current row as an integer, def when it is NULL. */
+int64_t db_column_int_or(sqlite3_stmt *st, int i, int64_t def);
 /* First column of the first row as an integer (def when no row / NULL). */
 int64_t db_int(sqlite3 *db, const char *sql, int64_t def);
 const char *db_meta_get(sqlite3 *db, const char *key, char *out, size_t n);

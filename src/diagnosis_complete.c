@@ -81,11 +81,6 @@ static void add_collective(struct lateness *per, int maxrank, const struct call 
 	}
 }
 
-static int64_t col_or(sqlite3_stmt *st, int i, int64_t def)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? def : sqlite3_column_int64(st, i);
-}
-
 /* One ordered pass over the collectives (cheaper than a window or GROUP BY
  * query over them): the lateness of each rank from the flight-recorder
  * entries, and whether the ranks called different things somewhere. */
@@ -115,11 +110,11 @@ static struct lateness *scan_collectives(struct diagnosis *d, int *maxrank, bool
 		}
 		xgrow(&calls, &cap, n + 1, sizeof(*calls));
 		struct call *c = &calls[n++];
-		c->rank = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 0);
-		c->t = col_or(st, 3, INT64_MIN);
+		c->rank = (int)db_column_int_or(st, 0, -1);
+		c->t = db_column_int_or(st, 3, INT64_MIN);
 		snprintf(c->op, sizeof(c->op), "%s", sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
-		c->in = col_or(st, 5, -1);
-		c->out = col_or(st, 6, -1);
+		c->in = db_column_int_or(st, 5, -1);
+		c->out = db_column_int_or(st, 6, -1);
 	}
 	add_collective(per, *maxrank, calls, n, disagree);
 	sqlite3_finalize(st);

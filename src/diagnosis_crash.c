@@ -61,7 +61,7 @@ bool diag_init_failure(struct diagnosis *d)
 		xgrow(&cands, &cap, nc + 1, sizeof(*cands));
 		cands[nc].rank = rank;
 		cands[nc].ev = sqlite3_column_int64(st, 1);
-		cands[nc++].t = sqlite3_column_type(st, 2) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, 2);
+		cands[nc++].t = db_column_int_or(st, 2, T_NONE);
 	}
 	sqlite3_finalize(st);
 	/* where some hosts lack the interface NCCL was told to use, the ranks of

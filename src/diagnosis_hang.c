@@ -53,11 +53,6 @@ void diag_responsiveness(struct diagnosis *d)
 			d->ranks[i].responsive = true;
 }
 
-/* The collective the culprits' peers waited on first: the timed-out
- * collective with the earliest start, reported by a rank that is not a
- * culprit (a frozen rank's own watchdog, once it runs again, reports what it
- * was doing, not what the others waited on), in a group a culprit belongs to
- * when the logs tell the groups' members. */
 /* The group a rank's own history says it would have used next: after its
  * last collective L, what followed the previous collective like L (same
  * group, operation and size) in the order it created them (flight recorder)
@@ -81,6 +76,12 @@ static void next_group_by_history(struct diagnosis *d, int rank, char *pg, size_
 	       rank);
 }
 
+/* The collective the culprits' peers waited on first: the timed-out
+ * collective with the earliest start, reported by a rank that is not a
+ * culprit (a frozen rank's own watchdog, once it runs again, reports what it
+ * was doing, not what the others waited on), in a group a culprit belongs to
+ * when the logs tell the groups' members; among those, the group the
+ * culprit's own history says it would have used next. */
 void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
 {
 	struct buf ranks = {0};
@@ -160,11 +161,6 @@ static void sig_text(const struct sig *s, char *out, size_t n)
 		snprintf(out, n, "%s", s->op);
 }
 
-static int64_t col_i(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
-}
-
 /* The signature the group's history predicts at seq: the shortest period
  * that repeats over the known past. false if none. */
 static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *expect)
@@ -186,8 +182,8 @@ static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *e
 			continue;
 		known[i] = true;
 		snprintf(hist[i].op, sizeof(hist[i].op), "%s", (const char *)sqlite3_column_text(st, 1));
-		hist[i].in = col_i(st, 2);
-		hist[i].out = col_i(st, 3);
+		hist[i].in = db_column_int_or(st, 2, -1);
+		hist[i].out = db_column_int_or(st, 3, -1);
 	}
 	sqlite3_finalize(st);
 	for (int p = 1; p <= 16; p++) {
@@ -248,8 +244,8 @@ static void judge_site(struct diagnosis *d, struct site *site)
 		struct sig *g = &site->s[site->n++];
 		g->rank = rank;
 		snprintf(g->op, sizeof(g->op), "%s", (const char *)sqlite3_column_text(st, 1));
-		g->in = col_i(st, 2);
-		g->out = col_i(st, 3);
+		g->in = db_column_int_or(st, 2, -1);
+		g->out = db_column_int_or(st, 3, -1);
 		g->event_id = sqlite3_column_int64(st, 4);
 	}
 	sqlite3_finalize(st);
@@ -622,19 +618,36 @@ static void hang_views(struct diagnosis *d)
 	sqlite3_free(sql);
 }
 
-static bool any_unresponsive(struct diagnosis *d)
+/* The ranks that went silent at the hang (no line, no dump after it, and no
+ * exit well before it), into *silent (NULL: only counted); their number.
+ * *responsive: the ranks that did answer. */
+static size_t silent_ranks(struct diagnosis *d, int **silent, size_t *responsive)
 {
-	size_t silent = 0, responsive = 0;
+	size_t ns = 0, cap = 0;
+	*responsive = 0;
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
 		if (!r->events)
 			continue;
-		if (r->responsive)
-			responsive++;
-		else if (!(r->exited && r->exit_t != T_NONE && r->exit_t < d->t0 - SLACK_US))
-			silent++;
+		if (r->responsive) {
+			(*responsive)++;
+			continue;
+		}
+		if (r->exited && r->exit_t != T_NONE && r->exit_t < d->t0 - SLACK_US)
+			continue;
+		if (silent) {
+			xgrow(silent, &cap, ns + 1, sizeof(**silent));
+			(*silent)[ns] = r->rank;
+		}
+		ns++;
 	}
-	return silent > 0 && responsive > 0;
+	return ns;
+}
+
+static bool any_unresponsive(struct diagnosis *d)
+{
+	size_t responsive;
+	return silent_ranks(d, NULL, &responsive) > 0 && responsive > 0;
 }
 
 bool diag_stalled(struct diagnosis *d)
@@ -786,21 +799,8 @@ bool diag_unresponsive(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
 	int *silent = NULL;
-	size_t ns = 0, cap = 0;
-	size_t responsive = 0;
-	for (size_t i = 0; i < d->nranks; i++) {
-		struct rank_facts *r = &d->ranks[i];
-		if (!r->events)
-			continue;
-		if (r->responsive) {
-			responsive++;
-			continue;
-		}
-		if (r->exited && r->exit_t != T_NONE && r->exit_t < d->t0 - SLACK_US)
-			continue;
-		xgrow(&silent, &cap, ns + 1, sizeof(*silent));
-		silent[ns++] = r->rank;
-	}
+	size_t responsive;
+	size_t ns = silent_ranks(d, &silent, &responsive);
 	if (ns == 0 || responsive == 0) {
 		free(silent);
 		return false;

@@ -48,11 +48,6 @@ bool q_text(sqlite3 *db, char *out, size_t n, const char *fmt, ...)
 	return ok;
 }
 
-static int64_t col_t(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, i);
-}
-
 static void col_str(sqlite3_stmt *st, int i, char *out, size_t n)
 {
 	const char *s = (const char *)sqlite3_column_text(st, i);
@@ -79,19 +74,19 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 		col_str(st, 1, r->host, sizeof(r->host));
 		r->local_rank = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
 		r->events = sqlite3_column_int64(st, 3);
-		r->first_t = col_t(st, 4);
-		r->last_t = col_t(st, 5);
-		r->last_progress_t = col_t(st, 6);
+		r->first_t = db_column_int_or(st, 4, T_NONE);
+		r->last_t = db_column_int_or(st, 5, T_NONE);
+		r->last_progress_t = db_column_int_or(st, 6, T_NONE);
 		r->last_step = sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
-		r->last_step_t = col_t(st, 8);
-		r->first_error_t = col_t(st, 9);
+		r->last_step_t = db_column_int_or(st, 8, T_NONE);
+		r->first_error_t = db_column_int_or(st, 9, T_NONE);
 		col_str(st, 10, r->first_error_kind, sizeof(r->first_error_kind));
 		r->first_error_event = sqlite3_column_int64(st, 11);
-		r->first_timeout_t = col_t(st, 12);
+		r->first_timeout_t = db_column_int_or(st, 12, T_NONE);
 		r->exited = sqlite3_column_type(st, 13) != SQLITE_NULL;
 		r->exit_code = sqlite3_column_int(st, 13);
 		col_str(st, 14, r->exit_signal, sizeof(r->exit_signal));
-		r->exit_t = col_t(st, 15);
+		r->exit_t = db_column_int_or(st, 15, T_NONE);
 		r->exit_event = sqlite3_column_int64(st, 16);
 		r->sigterm_by_launcher = sqlite3_column_int(st, 17);
 		r->watchdog_abort = sqlite3_column_int(st, 18);
