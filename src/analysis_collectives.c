@@ -11,6 +11,7 @@
 #include "analysis_internal.h"
 
 #include "case_db.h"
+#include "fr_table.h"
 
 static const char pg_sql[] =
 	"DROP TABLE IF EXISTS temp.pg_obs;\n"
@@ -19,22 +20,14 @@ static const char pg_sql[] =
 	"INSERT INTO pg_obs SELECT CAST(field(fields, 'pg_name') AS TEXT), field(fields, 'pg_desc'),\n"
 	"  NULL, rank, NULL, field(fields, 'ranks'), 'flight-recorder pg_config'\n"
 	"  FROM events WHERE kind = 'fr_pg_config';\n"
-	/* the flight-recorder entries, read once: most of the events this reads */
-	"DROP TABLE IF EXISTS temp.fr_rows;\n"
-	"CREATE TEMP TABLE fr_rows AS SELECT event_id, rank, CAST(field(fields, 'pg_guid') AS TEXT) AS pg_guid,\n"
-	"  CAST(field(fields, 'pg_name') AS TEXT) AS pg_name, field(fields, 'pg_desc') AS pg_desc,\n"
-	"  field(fields, 'pg_id') AS pg_id, field(fields, 'seq') AS seq, norm_op(field(fields, 'op')) AS op,\n"
-	"  field(fields, 'numel_in') AS numel_in, field(fields, 'numel_out') AS numel_out, field(fields, 'dtype') AS dtype,\n"
-	"  field(fields, 'state') AS state, field(fields, 'time_created_us') AS time_created_us,\n"
-	"  field(fields, 'time_started_us') AS time_started_us, field(fields, 'time_completed_us') AS time_completed_us,\n"
-	"  field(fields, 'duration_ms') AS duration_ms, coalesce(field(fields, 'is_p2p'), 0) AS is_p2p\n"
-	"  FROM events WHERE kind = 'fr_entry';\n"
+	/* the flight-recorder entries, from their typed table (no JSON to read) */
 	"INSERT INTO pg_obs SELECT DISTINCT pg_name, pg_desc, pg_id, rank, NULL, NULL, 'flight-recorder entries'\n"
-	"  FROM fr_rows;\n"
+	"  FROM fr_entries;\n"
 	"INSERT INTO pg_obs SELECT DISTINCT CAST(field(fields, 'pg_guid') AS TEXT),\n"
 	"  field(fields, 'pg_desc'), field(fields, 'pg_id'), rank, field(fields, 'pg_rank'),\n"
 	"  NULL, 'log line prefix'\n"
-	"  FROM events WHERE class IN ('timeout','dump','error','exit','config','info','coll') AND kind <> 'fr_entry'\n"
+	"  FROM events WHERE kind IN (SELECT kind FROM temp.pg_kinds)\n"
+	"   AND class IN ('timeout','dump','error','exit','config','info','coll') AND kind <> 'fr_entry'\n"
 	"   AND instr(fields, '\"pg_') > 0\n"
 	"   AND (field(fields, 'pg_guid') IS NOT NULL OR field(fields, 'pg_desc') IS NOT NULL);\n"
 	"CREATE INDEX temp.pg_obs_guid ON pg_obs(guid);\n"
@@ -97,11 +90,10 @@ static const char coll_sql[] =
 	"DELETE FROM collectives; DELETE FROM pg_status;\n"
 	"INSERT INTO collectives(rank, pg, seq, op, numel_in, numel_out, dtype, state, time_created_us,\n"
 	"    time_started_us, time_completed_us, duration_ms, evidence, event_id)\n"
-	"  SELECT rank, " PG_KEY_OF("r.pg_guid", "r.pg_name", "r.pg_desc", "r.rank", "r.pg_id") ",\n"
-	"    seq, op, numel_in, numel_out, dtype, state, time_created_us, time_started_us, time_completed_us,\n"
+	"  SELECT rank, " PG_KEY_OF("NULL", "r.pg_name", "r.pg_desc", "r.rank", "r.pg_id") ",\n"
+	"    seq, norm_op(op), numel_in, numel_out, dtype, state, time_created_us, time_started_us, time_completed_us,\n"
 	"    duration_ms, 'flight recorder', event_id\n"
-	"  FROM fr_rows r WHERE is_p2p = 0;\n"
-	"DROP TABLE temp.fr_rows;\n"
+	"  FROM fr_entries r WHERE is_p2p = 0 ORDER BY rank, event_id;\n"
 	/* a watchdog timeout names its group on the "failure detected" line that follows it */
 	"DROP TABLE IF EXISTS temp.wd;\n"
 	"CREATE TEMP TABLE wd AS SELECT w.event_id, w.rank, w.time_us, w.fields,\n"
@@ -141,8 +133,22 @@ static const char coll_sql[] =
 	"CREATE INDEX IF NOT EXISTS pg_status_rank ON pg_status(rank, pg);\n"
 	"CREATE INDEX IF NOT EXISTS collectives_rank ON collectives(rank, pg, seq);\n";
 
+/* The kinds whose events can name a group by GUID or description, from the
+ * case's `kinds` table (every kind in a case written before it existed). */
+static void pg_kinds(sqlite3 *db)
+{
+	db_exec(db, "DROP TABLE IF EXISTS temp.pg_kinds; CREATE TEMP TABLE pg_kinds(kind TEXT PRIMARY KEY);");
+	if (db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'kinds'", 0) > 0)
+		db_exec(db, "INSERT INTO temp.pg_kinds SELECT kind FROM kinds WHERE instr(' ' || fields || ' ', ' pg_guid ') > 0"
+			    " OR instr(' ' || fields || ' ', ' pg_desc ') > 0");
+	else
+		db_exec(db, "INSERT INTO temp.pg_kinds SELECT DISTINCT kind FROM events");
+}
+
 void analysis_collectives(sqlite3 *db)
 {
+	fr_table_ensure(db);
+	pg_kinds(db);
 	db_exec(db, pg_sql);
 	db_exec(db, coll_sql);
 }

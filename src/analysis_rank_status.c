@@ -27,10 +27,11 @@ static const char status_sql[] =
 	"  FROM events WHERE rank IS NOT NULL GROUP BY rank;\n"
 	"DROP TABLE IF EXISTS temp.rs_part;\n"
 	"CREATE TEMP TABLE rs_part AS\n"
-	/* most events qualify: a scan of the table beats the (rank, time) index */
-	"  SELECT rank, max(time_us) AS progress, NULL AS step, NULL AS step_t, NULL AS first_timeout FROM events NOT INDEXED\n"
-	"    WHERE class IN ('step','coll','init') AND kind <> 'fr_entry' AND clock <> 'inherited' AND rank IS NOT NULL\n"
-	"    GROUP BY rank\n"
+	/* the latest qualifying event of each rank: walked back from its last
+	 * event on the (rank, time) index, it is almost always among the last few */
+	"  SELECT rank, (SELECT e.time_us FROM events e WHERE e.rank = rs.rank AND e.time_us IS NOT NULL\n"
+	"      AND e.class IN ('step','coll','init') AND e.kind <> 'fr_entry' AND e.clock <> 'inherited'\n"
+	"      ORDER BY e.time_us DESC LIMIT 1) AS progress, NULL AS step, NULL AS step_t, NULL AS first_timeout FROM rs\n"
 	"  UNION ALL SELECT rank, max(time_completed_us), NULL, NULL, NULL FROM collectives\n"
 	"    WHERE evidence = 'flight recorder' AND state = 'completed' GROUP BY rank\n"
 	"  UNION ALL SELECT rank, NULL, max(field(fields, 'step')), max(time_us), NULL FROM events\n"

@@ -271,7 +271,10 @@ static const char fill_sql[] =
 	"UPDATE events SET rank = s.rank FROM sources s WHERE events.rank IS NULL AND s.source_id = events.source_id\n"
 	"  AND s.rank IS NOT NULL;\n"
 	"UPDATE events SET local_rank = r.local_rank FROM ranks r WHERE events.local_rank IS NULL\n"
-	"  AND events.rank IS NOT NULL AND r.rank = events.rank AND r.local_rank IS NOT NULL;\n";
+	"  AND events.rank IS NOT NULL AND r.rank = events.rank AND r.local_rank IS NOT NULL;\n"
+	/* flight-recorder entries whose dump did not name its rank: the rank found for their event */
+	"UPDATE fr_entries SET rank = (SELECT e.rank FROM events e WHERE e.event_id = fr_entries.event_id)\n"
+	"  WHERE rank IS NULL;\n";
 
 void attribution_run(sqlite3 *db)
 {

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "case_schema.h"
+#include "fr_table.h"
+#include "kind_summary.h"
 #include "lines_vtab.h"
 #include "sql_functions.h"
 
@@ -226,6 +228,8 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 	w->ins_event = db_prepare(w->db, "INSERT INTO events(source_id, line_no, kind, class, host, rank, local_rank, pid, "
 					 "tid, dev, level, time_us, clock, fields) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	w->ins_meta = db_prepare(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
+	w->ins_fr_entry = db_prepare(w->db, fr_table_insert_sql);
+	w->kinds = kind_summary_new();
 	/* events of console copies wait here (in the temporary file, not the
 	 * case) until the load tells which per-rank files they duplicate */
 	db_exec(w->db, "CREATE TEMP TABLE events_staged AS SELECT *, 0 AS staged FROM main.events WHERE 0");
@@ -240,10 +244,14 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 
 static void finalize_all(struct case_writer *w)
 {
-	sqlite3_stmt *sts[] = {w->ins_source, w->upd_source, w->ins_block, w->ins_event, w->ins_event_staged, w->ins_meta};
+	sqlite3_stmt *sts[] = {w->ins_source, w->upd_source, w->ins_block, w->ins_event,
+			       w->ins_event_staged, w->ins_meta, w->ins_fr_entry};
 	for (size_t i = 0; i < ARRAY_LEN(sts); i++)
 		sqlite3_finalize(sts[i]);
 	w->ins_source = w->upd_source = w->ins_block = w->ins_event = w->ins_event_staged = w->ins_meta = NULL;
+	w->ins_fr_entry = NULL;
+	kind_summary_free(w->kinds);
+	w->kinds = NULL;
 }
 
 int case_writer_commit(struct case_writer *w, struct errbuf *err)

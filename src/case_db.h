@@ -35,11 +35,14 @@ int64_t db_int(sqlite3 *db, const char *sql, int64_t def);
 const char *db_meta_get(sqlite3 *db, const char *key, char *out, size_t n);
 void db_meta_set(sqlite3 *db, const char *key, const char *value);
 
+struct kind_summary;
+
 struct case_writer {
 	sqlite3 *db;
 	char *target;
 	char *tmp_path;
-	sqlite3_stmt *ins_source, *upd_source, *ins_block, *ins_event, *ins_event_staged, *ins_meta;
+	sqlite3_stmt *ins_source, *upd_source, *ins_block, *ins_event, *ins_event_staged, *ins_meta, *ins_fr_entry;
+	struct kind_summary *kinds; /* of the events written */
 };
 
 /* Creates the temporary case next to target. -1 with err on failure (for

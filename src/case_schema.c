@@ -58,6 +58,12 @@ const char case_schema_ingest_sql[] =
 	"  time_us INTEGER,\n"
 	"  clock TEXT,\n"
 	"  fields TEXT NOT NULL DEFAULT '{}'\n"
+	");\n" NF_FR_ENTRIES_DDL
+	"CREATE TABLE kinds(\n"
+	"  kind TEXT PRIMARY KEY,\n"
+	"  class TEXT,\n"
+	"  events INTEGER NOT NULL DEFAULT 0,\n"
+	"  fields TEXT\n"
 	");\n";
 
 const char case_schema_index_sql[] =

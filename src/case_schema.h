@@ -4,6 +4,32 @@
 
 #define NF_SCHEMA_VERSION 1
 
+/* The typed flight-recorder entries (fr_table.c), part of the ingest's
+ * tables; also created on its own for cases written before it existed. */
+#define NF_FR_ENTRIES_DDL                                                                             \
+	"CREATE TABLE fr_entries(\n"                                                                    \
+	"  event_id INTEGER PRIMARY KEY,\n"                                                             \
+	"  rank INTEGER,\n"                                                                             \
+	"  record_id INTEGER,\n"                                                                        \
+	"  pg_id INTEGER,\n"                                                                            \
+	"  pg_name TEXT,\n"                                                                             \
+	"  pg_desc TEXT,\n"                                                                             \
+	"  seq INTEGER,\n"                                                                              \
+	"  p2p_seq INTEGER,\n"                                                                          \
+	"  is_p2p INTEGER NOT NULL DEFAULT 0,\n"                                                        \
+	"  op TEXT,\n"                                                                                  \
+	"  numel_in INTEGER,\n"                                                                         \
+	"  numel_out INTEGER,\n"                                                                        \
+	"  dtype TEXT,\n"                                                                               \
+	"  state TEXT,\n"                                                                               \
+	"  time_created_us INTEGER,\n"                                                                  \
+	"  time_started_us INTEGER,\n"                                                                  \
+	"  time_completed_us INTEGER,\n"                                                                \
+	"  duration_ms REAL,\n"                                                                         \
+	"  timeout_ms INTEGER,\n"                                                                       \
+	"  frame TEXT\n"                                                                                \
+	");\n"
+
 /* Tables written by ingest (before indexes). */
 extern const char case_schema_ingest_sql[];
 /* Indexes, built after the load. */

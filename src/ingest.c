@@ -16,6 +16,8 @@
 #include "attribution.h"
 #include "case_db.h"
 #include "case_schema.h"
+#include "fr_table.h"
+#include "kind_summary.h"
 #include "commands.h"
 #include "flight_recorder.h"
 #include "grammar.h"
@@ -525,6 +527,10 @@ static void sql_event(struct case_writer *w, const struct op_event *o, const cha
 	if (o->staged)
 		sqlite3_bind_int(st, 15, o->staged);
 	db_step_done(st);
+	kind_summary_add(w->kinds, o->kind, fields, o->fields_len);
+	/* a flight-recorder entry also gets its typed row (never staged: dumps are not consoles) */
+	if (!o->staged && strcmp(o->kind, "fr_entry") == 0)
+		fr_table_insert(w->ins_fr_entry, sqlite3_last_insert_rowid(w->db), o->rank, fields, o->fields_len);
 }
 
 static void op_event_from(struct op_event *o, int64_t source_id, const struct event_rec *e, const char *fields)
@@ -1478,6 +1484,7 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		attribution_run(in.w.db);
 		db_exec(in.w.db, "DROP INDEX events_kind_load");
 		db_exec(in.w.db, case_schema_index_sql);
+		kind_summary_write(in.w.kinds, in.w.db);
 		phase_done("attribution");
 		if (o->analyze) {
 			analysis_run(in.w.db);

@@ -1,6 +1,7 @@
 /* json_field.c: see json_field.h. */
 #include "json_field.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,22 @@ static bool key_equals(const char *k, size_t klen, bool escaped, const char *key
 	char buf[256];
 	size_t n = json_unescape(k, klen, buf);
 	return n == keylen && memcmp(buf, key, keylen) == 0;
+}
+
+enum json_number_kind json_number(const struct json_value *v, long long *i, double *d)
+{
+	char num[64];
+	if (v->len >= sizeof(num))
+		return JSON_NUMBER_BAD;
+	memcpy(num, v->start, v->len);
+	num[v->len] = '\0';
+	char *end;
+	errno = 0;
+	*i = strtoll(num, &end, 10);
+	if (*end == '\0' && errno == 0)
+		return JSON_NUMBER_INT;
+	*d = strtod(num, NULL);
+	return JSON_NUMBER_REAL;
 }
 
 int json_members(const char *json, size_t n, struct json_member *out, int max)

@@ -34,6 +34,12 @@ int json_members(const char *json, size_t n, struct json_member *out, int max);
 /* The value of key among n members, or NULL. */
 const struct json_value *json_member_get(const struct json_member *m, int n, const char *key, size_t keylen);
 
+/* A JSON_NUMBER's value: JSON_NUMBER_INT with *i when it is an integer that
+ * fits in 64 bits, JSON_NUMBER_REAL with *d otherwise, JSON_NUMBER_BAD when
+ * it is too long to be a number. */
+enum json_number_kind { JSON_NUMBER_BAD, JSON_NUMBER_INT, JSON_NUMBER_REAL };
+enum json_number_kind json_number(const struct json_value *v, long long *i, double *d);
+
 /* Decodes the escapes of a JSON string body of n bytes into out (room for n
  * bytes: decoding never grows it). Returns the decoded length. */
 size_t json_unescape(const char *s, size_t n, char *out);

@@ -162,18 +162,13 @@ static void result_json_value(sqlite3_context *ctx, const struct json_value *v)
 		}
 		break;
 	case JSON_NUMBER: {
-		char num[64];
-		if (v->len >= sizeof(num))
-			return;
-		memcpy(num, v->start, v->len);
-		num[v->len] = '\0';
-		char *end;
-		errno = 0;
-		long long i = strtoll(num, &end, 10);
-		if (*end == '\0' && errno == 0)
+		long long i;
+		double d;
+		enum json_number_kind k = json_number(v, &i, &d);
+		if (k == JSON_NUMBER_INT)
 			sqlite3_result_int64(ctx, i);
-		else
-			sqlite3_result_double(ctx, strtod(num, NULL));
+		else if (k == JSON_NUMBER_REAL)
+			sqlite3_result_double(ctx, d);
 		break;
 	}
 	case JSON_TRUE: sqlite3_result_int(ctx, 1); break;

@@ -81,6 +81,23 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	check_eq "ingest/$job/flight-recorder-entries-kept" 1 "$got"
 	got=$(sql "$db" "SELECT count(*) FROM (SELECT source_id, rank, json_extract(fields,'\$.pg_id') g, count(*) n FROM events WHERE kind='fr_entry' AND json_extract(fields,'\$.state')='completed' GROUP BY 1, 2, 3 HAVING n > 32)")
 	check_eq "ingest/$job/flight-recorder-completed-kept-at-most-32-per-dump" 0 "$got"
+	# every fr_entry event has its typed row, with the values of its fields
+	got=$(sql "$db" "SELECT count(*) FROM events e LEFT JOIN fr_entries f USING(event_id) WHERE e.kind = 'fr_entry'
+	  AND (f.event_id IS NULL OR f.rank IS NOT e.rank OR f.seq IS NOT json_extract(e.fields, '\$.seq')
+	   OR f.op IS NOT json_extract(e.fields, '\$.op') OR f.state IS NOT json_extract(e.fields, '\$.state')
+	   OR f.pg_name IS NOT json_extract(e.fields, '\$.pg_name') OR f.numel_in IS NOT json_extract(e.fields, '\$.numel_in')
+	   OR f.time_created_us IS NOT json_extract(e.fields, '\$.time_created_us')
+	   OR f.is_p2p <> coalesce(json_extract(e.fields, '\$.is_p2p'), 0))")
+	check_eq "ingest/$job/fr-entries-typed" 0 "$got"
+	check_eq "ingest/$job/fr-entries-no-extra" "$(sql "$db" "SELECT count(*) FROM events WHERE kind = 'fr_entry'")" \
+		"$(sql "$db" "SELECT count(*) FROM fr_entries")"
+	# kinds: one row per kind with its count, and every key its events carry
+	got=$(sql "$db" "SELECT count(*) FROM (SELECT kind, count(*) n FROM events GROUP BY kind) e
+	  FULL JOIN kinds k USING(kind) WHERE k.events IS NOT e.n")
+	check_eq "ingest/$job/kinds-counts" 0 "$got"
+	got=$(sql "$db" "SELECT count(*) FROM events e, json_each(e.fields) j JOIN kinds k ON k.kind = e.kind
+	  WHERE instr(' ' || k.fields || ' ', ' ' || j.key || ' ') = 0")
+	check_eq "ingest/$job/kinds-fields" 0 "$got"
 	rm -rf "$x"
 done
 
@@ -92,3 +109,17 @@ q="SELECT count(*), sum(length(fields)), sum(line_no), sum(coalesce(time_us,0) %
 check_eq "ingest/deterministic-events" "$(sql "$db1" "$q")" "$(sql "$db2" "$q")"
 q="SELECT count(*), sum(length(text)), sum(coalesce(rank, -1)) FROM lines"
 check_eq "ingest/deterministic-lines" "$(sql "$db1" "$q")" "$(sql "$db2" "$q")"
+
+# a case written before fr_entries and kinds existed: the analysis builds what
+# it needs from the events and gives the same verdict and collectives
+db3="$TMP/old.db"
+cp "$db1" "$db3"
+"$NF_BIN" sql "$db3" "DROP TABLE fr_entries" > /dev/null
+"$NF_BIN" sql "$db3" "DROP TABLE kinds" > /dev/null
+"$NF_BIN" analyze "$db3" -q > /dev/null 2>&1
+q="SELECT outcome, cause, culprit_ranks, process_group, seq, op FROM verdict"
+check_eq "ingest/old-case-verdict" "$(sql "$db1" "$q")" "$(sql "$db3" "$q")"
+q="SELECT count(*), sum(seq), group_concat(DISTINCT pg) FROM collectives"
+check_eq "ingest/old-case-collectives" "$(sql "$db1" "$q")" "$(sql "$db3" "$q")"
+check_eq "ingest/old-case-fr-entries" "$(sql "$db1" "SELECT count(*), sum(seq) FROM fr_entries")" \
+	"$(sql "$db3" "SELECT count(*), sum(seq) FROM fr_entries")"
