@@ -93,7 +93,7 @@ static const char coll_sql[] =
 	"  SELECT rank, " PG_KEY_OF("NULL", "r.pg_name", "r.pg_desc", "r.rank", "r.pg_id") ",\n"
 	"    seq, norm_op(op), numel_in, numel_out, dtype, state, time_created_us, time_started_us, time_completed_us,\n"
 	"    duration_ms, 'flight recorder', event_id\n"
-	"  FROM fr_entries r WHERE is_p2p = 0 ORDER BY rank, event_id;\n"
+	"  FROM fr_entries r WHERE is_p2p = 0;\n"
 	/* a watchdog timeout names its group on the "failure detected" line that follows it */
 	"DROP TABLE IF EXISTS temp.wd;\n"
 	"CREATE TEMP TABLE wd AS SELECT w.event_id, w.rank, w.time_us, w.fields,\n"

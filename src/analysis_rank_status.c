@@ -32,7 +32,8 @@ static const char status_sql[] =
 	"  SELECT rank, (SELECT e.time_us FROM events e WHERE e.rank = rs.rank AND e.time_us IS NOT NULL\n"
 	"      AND e.class IN ('step','coll','init') AND e.kind <> 'fr_entry' AND e.clock <> 'inherited'\n"
 	"      ORDER BY e.time_us DESC LIMIT 1) AS progress, NULL AS step, NULL AS step_t, NULL AS first_timeout FROM rs\n"
-	"  UNION ALL SELECT rank, max(time_completed_us), NULL, NULL, NULL FROM collectives\n"
+	/* most of them qualify: a scan beats the lookups of the (state, ...) index */
+	"  UNION ALL SELECT rank, max(time_completed_us), NULL, NULL, NULL FROM collectives NOT INDEXED\n"
 	"    WHERE evidence = 'flight recorder' AND state = 'completed' GROUP BY rank\n"
 	"  UNION ALL SELECT rank, NULL, max(field(fields, 'step')), max(time_us), NULL FROM events\n"
 	"    WHERE kind = 'app_step' AND rank IS NOT NULL GROUP BY rank\n"
