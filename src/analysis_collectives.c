@@ -11,7 +11,6 @@
 #include "analysis_internal.h"
 
 #include "case_db.h"
-#include "fr_table.h"
 
 static const char pg_sql[] =
 	"DROP TABLE IF EXISTS temp.pg_obs;\n"
@@ -147,7 +146,6 @@ static void pg_kinds(sqlite3 *db)
 
 void analysis_collectives(sqlite3 *db)
 {
-	fr_table_ensure(db);
 	pg_kinds(db);
 	db_exec(db, pg_sql);
 	db_exec(db, coll_sql);

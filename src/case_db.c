@@ -150,6 +150,7 @@ sqlite3 *case_open(const char *path, bool readonly, struct errbuf *err)
 		sqlite3_close(db);
 		return NULL;
 	}
+	fr_table_ensure(db, readonly);
 	return db;
 }
 
@@ -252,6 +253,7 @@ static void finalize_all(struct case_writer *w)
 	w->ins_fr_entry = NULL;
 	kind_summary_free(w->kinds);
 	w->kinds = NULL;
+	buf_free(&w->fr_fields);
 }
 
 int case_writer_commit(struct case_writer *w, struct errbuf *err)

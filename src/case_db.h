@@ -43,6 +43,7 @@ struct case_writer {
 	char *tmp_path;
 	sqlite3_stmt *ins_source, *upd_source, *ins_block, *ins_event, *ins_event_staged, *ins_meta, *ins_fr_entry;
 	struct kind_summary *kinds; /* of the events written */
+	struct buf fr_fields;       /* what an fr_entry event keeps of its fields */
 };
 
 /* Creates the temporary case next to target. -1 with err on failure (for

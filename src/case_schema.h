@@ -2,7 +2,7 @@
 #ifndef NF_CASE_SCHEMA_H
 #define NF_CASE_SCHEMA_H
 
-#define NF_SCHEMA_VERSION 1
+#define NF_SCHEMA_VERSION 2
 
 /* The typed flight-recorder entries (fr_table.c), part of the ingest's
  * tables; also created on its own for cases written before it existed. */

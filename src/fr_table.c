@@ -71,11 +71,55 @@ void fr_table_insert(sqlite3_stmt *ins, int64_t event_id, int rank, const char *
 	db_step_done(ins);
 }
 
-void fr_table_ensure(sqlite3 *db)
+static bool is_column(const char *key, size_t len)
 {
-	if (db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'fr_entries'", 0) > 0)
+	for (size_t c = 0; c < ARRAY_LEN(columns); c++)
+		if (strlen(columns[c]) == len && memcmp(columns[c], key, len) == 0)
+			return true;
+	return false;
+}
+
+void fr_table_residual(const char *fields, size_t len, struct buf *out)
+{
+	struct json_member m[64];
+	int n = json_members(fields, len, m, 64);
+	buf_clear(out);
+	if (n < 0) { /* not ours: kept whole */
+		buf_append(out, fields, len);
 		return;
-	db_exec(db, NF_FR_ENTRIES_DDL);
+	}
+	buf_putc(out, '{');
+	bool first = true;
+	for (int i = 0; i < n; i++) {
+		if (!m[i].key_escaped && is_column(m[i].key, m[i].key_len))
+			continue;
+		if (!first)
+			buf_putc(out, ',');
+		first = false;
+		/* the member as written: from its key's opening quote to its value's end */
+		const char *from = m[i].key - 1;
+		const struct json_value *v = &m[i].value;
+		const char *to = v->start + v->len + (v->kind == JSON_STRING ? 1 : 0);
+		buf_append(out, from, (size_t)(to - from));
+	}
+	buf_putc(out, '}');
+}
+
+void fr_table_ensure(sqlite3 *db, bool readonly)
+{
+	if (db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'fr_entries'", 0) > 0 ||
+	    db_int(db, "SELECT count(*) FROM sqlite_temp_master WHERE type = 'table' AND name = 'fr_entries'", 0) > 0)
+		return;
+	if (db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'events'", 0) == 0)
+		return;
+	if (readonly) {
+		/* the same table, in the connection's temporary schema */
+		char *ddl = xasprintf("CREATE TEMP TABLE%s", strstr(NF_FR_ENTRIES_DDL, "TABLE") + 5);
+		db_exec(db, ddl);
+		free(ddl);
+	} else {
+		db_exec(db, NF_FR_ENTRIES_DDL);
+	}
 	sqlite3_stmt *sel = db_prepare(db, "SELECT event_id, rank, fields FROM events WHERE kind = 'fr_entry' ORDER BY event_id");
 	sqlite3_stmt *ins = db_prepare(db, fr_table_insert_sql);
 	while (sqlite3_step(sel) == SQLITE_ROW)

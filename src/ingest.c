@@ -523,13 +523,22 @@ static void sql_event(struct case_writer *w, const struct op_event *o, const cha
 	db_bind_int_or_null(st, 12, o->t_us, o->has_time);
 	if (o->has_time)
 		sqlite3_bind_text(st, 13, clock_name((enum clock_kind)o->clock), -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 14, fields, (int)o->fields_len, SQLITE_STATIC);
+	/* a flight-recorder entry's values go to its typed row, the event keeps
+	 * the rest (never staged: dumps are not consoles) */
+	bool fr = !o->staged && strcmp(o->kind, "fr_entry") == 0;
+	const char *stored = fields;
+	size_t stored_len = o->fields_len;
+	if (fr) {
+		fr_table_residual(fields, o->fields_len, &w->fr_fields);
+		stored = w->fr_fields.data;
+		stored_len = w->fr_fields.len;
+	}
+	sqlite3_bind_text(st, 14, stored, (int)stored_len, SQLITE_STATIC);
 	if (o->staged)
 		sqlite3_bind_int(st, 15, o->staged);
 	db_step_done(st);
-	kind_summary_add(w->kinds, o->kind, fields, o->fields_len);
-	/* a flight-recorder entry also gets its typed row (never staged: dumps are not consoles) */
-	if (!o->staged && strcmp(o->kind, "fr_entry") == 0)
+	kind_summary_add(w->kinds, o->kind, stored, stored_len);
+	if (fr)
 		fr_table_insert(w->ins_fr_entry, sqlite3_last_insert_rowid(w->db), o->rank, fields, o->fields_len);
 }
 

@@ -20,12 +20,9 @@ struct loader {
 /* Text for an event whose line is not stored (flight-recorder entries:
  * line_no is the entry number): made from its fields. */
 #define EVENT_TEXT(ev, line)                                                                              \
-	"CASE WHEN " ev ".kind = 'fr_entry' THEN printf('flight recorder entry %d: %s seq %s %s numel_in=%s "   \
-	"numel_out=%s %s, state %s%s', " line ", field(" ev ".fields, 'pg_desc'), "                   \
-	"field(" ev ".fields, 'seq'), field(" ev ".fields, 'op'), "                           \
-	"field(" ev ".fields, 'numel_in'), field(" ev ".fields, 'numel_out'), "               \
-	"field(" ev ".fields, 'dtype'), field(" ev ".fields, 'state'), "                      \
-	"coalesce(', at ' || field(" ev ".fields, 'frame'), '')) "                                     \
+	"CASE WHEN " ev ".kind = 'fr_entry' THEN (SELECT printf('flight recorder entry %d: %s seq %s %s numel_in=%s " \
+	"numel_out=%s %s, state %s%s', " line ", f.pg_desc, f.seq, f.op, f.numel_in, f.numel_out, f.dtype, "      \
+	"f.state, coalesce(', at ' || f.frame, '')) FROM fr_entries f WHERE f.event_id = " ev ".event_id) "   \
 	"WHEN " ev ".kind IS NOT NULL THEN " ev ".kind || ' ' || " ev ".fields END"
 
 /* A line whose text is wanted, and where to put it. */

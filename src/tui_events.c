@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fr_table.h"
 #include "tui.h"
 #include "tui_colors.h"
 #include "tui_draw.h"
@@ -35,7 +36,8 @@ struct events {
 };
 
 static const char COLUMNS[] =
-	"SELECT e.event_id, e.time_us, e.rank, e.host, e.kind, e.class, e.source_id, e.line_no, e.fields FROM events e ";
+	"SELECT e.event_id, e.time_us, e.rank, e.host, e.kind, e.class, e.source_id, e.line_no, " EVENT_FIELDS("e")
+	" FROM events e ";
 
 static void free_rows(struct events *ev)
 {

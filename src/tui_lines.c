@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fr_table.h"
 #include "tui.h"
 #include "tui_colors.h"
 #include "tui_draw.h"
@@ -84,7 +85,7 @@ static bool set_source(struct lines *lv, struct tui *t, int64_t source_id, int64
 		lv->fields = NULL;
 		if (event_id > 0) {
 			sqlite3_stmt *f = NULL;
-			if (sqlite3_prepare_v2(t->db, "SELECT fields FROM events WHERE event_id = ?1", -1, &f, NULL) == SQLITE_OK) {
+			if (sqlite3_prepare_v2(t->db, "SELECT " EVENT_FIELDS("e") " FROM events e WHERE e.event_id = ?1", -1, &f, NULL) == SQLITE_OK) {
 				sqlite3_bind_int64(f, 1, event_id);
 				if (sqlite3_step(f) == SQLITE_ROW)
 					lv->fields = col_dup(f, 0);
