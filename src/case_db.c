@@ -225,7 +225,7 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 				   "stored_lines=?, skipped_lines=?, skip_reason=?, truncated_lines=?, events=?, first_time_us=?, "
 				   "last_time_us=?, year_used=?, error=? WHERE source_id=?");
 	w->ins_block = db_prepare(w->db, "INSERT INTO line_blocks(source_id, block_no, first_line, n_lines, min_time_us, "
-					 "max_time_us, raw_bytes, data) VALUES(?,?,?,?,?,?,?,?)");
+					 "max_time_us, raw_bytes, dict_id, data) VALUES(?,?,?,?,?,?,?,?,?)");
 	w->ins_event = db_prepare(w->db, "INSERT INTO events(source_id, line_no, kind, class, host, rank, local_rank, pid, "
 					 "tid, dev, level, time_us, clock, fields) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	w->ins_meta = db_prepare(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");

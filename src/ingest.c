@@ -18,6 +18,7 @@
 #include "case_schema.h"
 #include "fr_table.h"
 #include "kind_summary.h"
+#include "line_dicts.h"
 #include "commands.h"
 #include "flight_recorder.h"
 #include "grammar.h"
@@ -186,6 +187,7 @@ struct pipe {
 	/* writer-side state */
 	struct buf zbuf;
 	void *zctx;
+	struct line_dict_writer *dicts;
 	/* flight-recorder dumps the writer read itself (see OP_FR): what the
 	 * summary and the diagnostics need, handed over after the join */
 	long w_events, w_errors;
@@ -660,7 +662,8 @@ static const unsigned char *run_op(struct pipe *p, const unsigned char *r)
 		r += sizeof(o);
 		sqlite3_stmt *st = w->ins_source;
 		sqlite3_bind_int64(st, 1, o.id);
-		sqlite3_bind_text(st, 2, (const char *)r, (int)o.path_len, SQLITE_STATIC);
+		const char *path = (const char *)r;
+		sqlite3_bind_text(st, 2, path, (int)o.path_len, SQLITE_STATIC);
 		r += o.path_len;
 		db_bind_text(st, 3, o.container_len == UINT32_MAX ? NULL : (const char *)r,
 			     o.container_len == UINT32_MAX ? -1 : (int)o.container_len);
@@ -668,6 +671,7 @@ static const unsigned char *run_op(struct pipe *p, const unsigned char *r)
 		sqlite3_bind_text(st, 4, source_kind_name((enum source_kind)o.kind), -1, SQLITE_STATIC);
 		db_bind_int_or_null(st, 5, o.mtime, o.mtime > 0);
 		db_step_done(st);
+		line_dict_writer_source(p->dicts, o.id, path, o.path_len);
 		return r;
 	}
 	case OP_UPDATE: {
@@ -696,7 +700,8 @@ static const unsigned char *run_op(struct pipe *p, const unsigned char *r)
 		struct op_block o;
 		memcpy(&o, r, sizeof(o));
 		r += sizeof(o);
-		block_compress(r, (size_t)o.payload_len, p->in->o->zstd_level, p->zctx, &p->zbuf);
+		int64_t dict_id = line_dict_writer_compress(p->dicts, o.source_id, r, (size_t)o.payload_len, p->zctx,
+							    &p->zbuf);
 		r += o.payload_len;
 		sqlite3_stmt *st = w->ins_block;
 		sqlite3_bind_int64(st, 1, o.source_id);
@@ -706,7 +711,8 @@ static const unsigned char *run_op(struct pipe *p, const unsigned char *r)
 		db_bind_int_or_null(st, 5, o.info.min_t, o.info.has_time);
 		db_bind_int_or_null(st, 6, o.info.max_t, o.info.has_time);
 		sqlite3_bind_int64(st, 7, (int64_t)o.info.raw_bytes);
-		sqlite3_bind_blob(st, 8, p->zbuf.data, (int)p->zbuf.len, SQLITE_STATIC);
+		db_bind_int_or_null(st, 8, dict_id, dict_id > 0);
+		sqlite3_bind_blob(st, 9, p->zbuf.data, (int)p->zbuf.len, SQLITE_STATIC);
 		db_step_done(st);
 		return r;
 	}
@@ -768,6 +774,7 @@ static void pipe_start(struct ingest *in)
 	pthread_cond_init(&p->cond, NULL);
 	p->in = in;
 	p->zctx = block_zctx_new();
+	p->dicts = line_dict_writer_new(in->w.db, in->o->zstd_level);
 	const char *serial = getenv("NF_INGEST_SERIAL");
 	p->serial = serial && *serial && strcmp(serial, "0") != 0;
 	in->pipe = p;
@@ -811,6 +818,7 @@ static void pipe_finish(struct ingest *in)
 	pthread_cond_destroy(&p->cond);
 	buf_free(&p->zbuf);
 	block_zctx_free(p->zctx);
+	line_dict_writer_free(p->dicts);
 	free(p);
 	in->pipe = NULL;
 }

@@ -166,19 +166,35 @@ void block_seal(struct block_builder *b, int zstd_level, struct buf *out, struct
 	buf_free(&payload);
 }
 
+static int decode_payload(struct decoded_block *out, struct errbuf *err);
+
 int block_decode(const void *data, size_t n, struct decoded_block *out, struct errbuf *err)
+{
+	return block_decode_ddict(data, n, NULL, NULL, out, err);
+}
+
+int block_decode_ddict(const void *data, size_t n, void *dctx, const void *ddict, struct decoded_block *out,
+		       struct errbuf *err)
 {
 	memset(out, 0, sizeof(*out));
 	unsigned long long size = ZSTD_getFrameContentSize(data, n);
 	if (size == ZSTD_CONTENTSIZE_ERROR || size == ZSTD_CONTENTSIZE_UNKNOWN || size > (1ull << 31))
 		return errbuf_set(err, "corrupt line block (bad frame)");
 	out->payload = xmalloc(size ? size : 1);
-	size_t got = ZSTD_decompress(out->payload, size, data, n);
+	size_t got = ddict ? ZSTD_decompress_usingDDict(dctx, out->payload, size, data, n, ddict)
+			   : ZSTD_decompress(out->payload, size, data, n);
 	if (ZSTD_isError(got) || got != size) {
 		decoded_block_free(out);
 		return errbuf_set(err, "corrupt line block (%s)", ZSTD_isError(got) ? ZSTD_getErrorName(got) : "short");
 	}
 	out->payload_len = got;
+	return decode_payload(out, err);
+}
+
+/* The lines of the decompressed payload (out->payload, payload_len). */
+static int decode_payload(struct decoded_block *out, struct errbuf *err)
+{
+	size_t got = out->payload_len;
 	const unsigned char *p = (const unsigned char *)out->payload, *end = p + got;
 	uint64_t n_lines, meta_len;
 	if (!get_varint(&p, end, &n_lines) || !get_varint(&p, end, &meta_len) || meta_len > (uint64_t)(end - p) ||

@@ -81,6 +81,10 @@ struct decoded_block {
 	struct decoded_line *lines;
 };
 int block_decode(const void *data, size_t n, struct decoded_block *out, struct errbuf *err);
+/* The same for a block compressed with a dictionary: dctx a ZSTD_DCtx,
+ * ddict the ZSTD_DDict (line_dicts.c). */
+int block_decode_ddict(const void *data, size_t n, void *dctx, const void *ddict, struct decoded_block *out,
+		       struct errbuf *err);
 void decoded_block_free(struct decoded_block *d);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "line_dicts.h"
 #include "line_store.h"
 #include "timestamp.h"
 #include "util.h"
@@ -41,6 +42,7 @@ struct rank_key {
 struct lines_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
+	struct line_dict_reader *dicts; /* made on the first scan */
 };
 
 struct source_info {
@@ -88,6 +90,7 @@ static int lv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 
 static int lv_disconnect(sqlite3_vtab *vt)
 {
+	line_dict_reader_free(((struct lines_vtab *)vt)->dicts);
 	sqlite3_free(vt);
 	return SQLITE_OK;
 }
@@ -261,8 +264,9 @@ static bool next_block(struct lines_cursor *c)
 		c->block_first_line = sqlite3_column_int64(c->blocks, 1);
 		const void *data = sqlite3_column_blob(c->blocks, 2);
 		int n = sqlite3_column_bytes(c->blocks, 2);
+		struct lines_vtab *v = (struct lines_vtab *)c->base.pVtab;
 		struct errbuf err;
-		if (block_decode(data, (size_t)n, &c->block, &err) < 0)
+		if (line_dict_decode(v->dicts, data, (size_t)n, sqlite3_column_int64(c->blocks, 3), &c->block, &err) < 0)
 			continue; /* a corrupt block reads as no lines */
 		c->i = 0;
 		return true;
@@ -313,7 +317,9 @@ static int lv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idx_str, int
 	c->eof = false;
 	load_maps(c, v->db);
 	struct buf sql = {0};
-	buf_puts(&sql, "SELECT source_id, first_line, data FROM line_blocks WHERE 1");
+	if (!v->dicts)
+		v->dicts = line_dict_reader_new(v->db);
+	buf_printf(&sql, "SELECT source_id, first_line, data, %s FROM line_blocks WHERE 1", line_dict_column(v->dicts));
 	int a = 0;
 	int64_t src = 0;
 	if (idx & IX_SRC_EQ) {

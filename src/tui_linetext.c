@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "line_dicts.h"
 #include "line_prefix.h"
 #include "line_store.h"
 #include "tui_linetext.h"
@@ -24,9 +25,14 @@ struct cached {
 
 static struct cached cache[CACHED_BLOCKS];
 static unsigned clock_tick;
+static struct line_dict_reader *dicts; /* of dicts_db */
+static sqlite3 *dicts_db;
 
 void tui_linetext_free(void)
 {
+	line_dict_reader_free(dicts);
+	dicts = NULL;
+	dicts_db = NULL;
 	for (int i = 0; i < CACHED_BLOCKS; i++) {
 		if (cache[i].used)
 			decoded_block_free(&cache[i].block);
@@ -49,9 +55,17 @@ static struct cached *find(int64_t source_id, int64_t line_no)
 
 static struct cached *load(sqlite3 *db, int64_t source_id, int64_t line_no)
 {
+	if (dicts_db != db) {
+		line_dict_reader_free(dicts);
+		dicts = line_dict_reader_new(db);
+		dicts_db = db;
+	}
 	sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(db, "SELECT first_line, data FROM line_blocks WHERE source_id = ?1 AND first_line <= ?2 "
-				   "AND first_line + n_lines > ?2 LIMIT 1", -1, &st, NULL) != SQLITE_OK)
+	char *sql = xasprintf("SELECT first_line, data, %s FROM line_blocks WHERE source_id = ?1 AND first_line <= ?2 "
+			      "AND first_line + n_lines > ?2 LIMIT 1", line_dict_column(dicts));
+	int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	free(sql);
+	if (rc != SQLITE_OK)
 		return NULL;
 	sqlite3_bind_int64(st, 1, source_id);
 	sqlite3_bind_int64(st, 2, line_no);
@@ -65,7 +79,8 @@ static struct cached *load(sqlite3 *db, int64_t source_id, int64_t line_no)
 			decoded_block_free(&slot->block);
 		memset(slot, 0, sizeof(*slot));
 		struct errbuf err;
-		if (block_decode(sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1), &slot->block, &err) == 0) {
+		if (line_dict_decode(dicts, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1),
+				     sqlite3_column_int64(st, 2), &slot->block, &err) == 0) {
 			slot->used = true;
 			slot->source_id = source_id;
 			slot->first_line = sqlite3_column_int64(st, 0);
