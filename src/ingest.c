@@ -539,7 +539,7 @@ static void sql_event(struct case_writer *w, const struct op_event *o, const cha
 	if (o->staged)
 		sqlite3_bind_int(st, 15, o->staged);
 	db_step_done(st);
-	kind_summary_add(w->kinds, o->kind, stored, stored_len);
+	kind_summary_add(w->kinds, o->kind, o->class_name, stored, stored_len);
 	if (fr)
 		fr_table_insert(w->ins_fr_entry, sqlite3_last_insert_rowid(w->db), o->rank, fields, o->fields_len);
 }

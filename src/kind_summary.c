@@ -13,6 +13,7 @@
 
 struct kind_entry {
 	char *kind;
+	char *class_name;
 	char *keys[KIND_MAX_KEYS];
 	size_t key_len[KIND_MAX_KEYS];
 	int nkeys;
@@ -35,6 +36,7 @@ void kind_summary_free(struct kind_summary *ks)
 		return;
 	for (size_t i = 0; i < ks->n; i++) {
 		free(ks->items[i].kind);
+		free(ks->items[i].class_name);
 		for (int k = 0; k < ks->items[i].nkeys; k++)
 			free(ks->items[i].keys[k]);
 	}
@@ -42,7 +44,7 @@ void kind_summary_free(struct kind_summary *ks)
 	free(ks);
 }
 
-static struct kind_entry *entry_for(struct kind_summary *ks, const char *kind)
+static struct kind_entry *entry_for(struct kind_summary *ks, const char *kind, const char *class_name)
 {
 	if (ks->last < ks->n && strcmp(ks->items[ks->last].kind, kind) == 0)
 		return &ks->items[ks->last];
@@ -55,6 +57,7 @@ static struct kind_entry *entry_for(struct kind_summary *ks, const char *kind)
 	struct kind_entry *e = &ks->items[ks->n];
 	memset(e, 0, sizeof(*e));
 	e->kind = xstrdup(kind);
+	e->class_name = xstrdup(class_name);
 	ks->last = ks->n++;
 	return e;
 }
@@ -69,9 +72,10 @@ static bool has_key(const struct kind_entry *e, const char *key, size_t len, int
 	return false;
 }
 
-void kind_summary_add(struct kind_summary *ks, const char *kind, const char *fields, size_t len)
+void kind_summary_add(struct kind_summary *ks, const char *kind, const char *class_name, const char *fields,
+		      size_t len)
 {
-	struct kind_entry *e = entry_for(ks, kind);
+	struct kind_entry *e = entry_for(ks, kind, class_name);
 	struct json_member m[KIND_MAX_KEYS];
 	int n = json_members(fields, len, m, KIND_MAX_KEYS);
 	/* the keys come in the same order event after event: the i-th key is
@@ -86,9 +90,11 @@ void kind_summary_add(struct kind_summary *ks, const char *kind, const char *fie
 
 void kind_summary_write(const struct kind_summary *ks, sqlite3 *db)
 {
+	/* the counts from the kind index (the events as they ended up: console
+	 * copies dropped), the class and fields from the summary */
 	db_exec(db, "DELETE FROM kinds;"
-		    "INSERT INTO kinds(kind, class, events) SELECT kind, min(class), count(*) FROM events GROUP BY kind;");
-	sqlite3_stmt *up = db_prepare(db, "UPDATE kinds SET fields = ?2 WHERE kind = ?1");
+		    "INSERT INTO kinds(kind, events) SELECT kind, count(*) FROM events GROUP BY kind;");
+	sqlite3_stmt *up = db_prepare(db, "UPDATE kinds SET class = ?2, fields = ?3 WHERE kind = ?1");
 	struct buf b = {0};
 	for (size_t i = 0; i < ks->n; i++) {
 		const struct kind_entry *e = &ks->items[i];
@@ -99,7 +105,8 @@ void kind_summary_write(const struct kind_summary *ks, sqlite3 *db)
 			buf_append(&b, e->keys[k], e->key_len[k]);
 		}
 		sqlite3_bind_text(up, 1, e->kind, -1, SQLITE_STATIC);
-		sqlite3_bind_text(up, 2, b.data ? b.data : "", (int)b.len, SQLITE_STATIC);
+		sqlite3_bind_text(up, 2, e->class_name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(up, 3, b.data ? b.data : "", (int)b.len, SQLITE_STATIC);
 		db_step_done(up);
 	}
 	sqlite3_finalize(up);

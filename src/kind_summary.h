@@ -14,10 +14,12 @@ struct kind_summary;
 
 struct kind_summary *kind_summary_new(void);
 void kind_summary_free(struct kind_summary *ks);
-/* One event of kind with its fields (a JSON object of len bytes). */
-void kind_summary_add(struct kind_summary *ks, const char *kind, const char *fields, size_t len);
+/* One event of kind (of class class_name) with its fields (a JSON object of
+ * len bytes). */
+void kind_summary_add(struct kind_summary *ks, const char *kind, const char *class_name, const char *fields,
+		      size_t len);
 /* Fills `kinds` (created by the schema) from the summary and the events'
- * counts (after the last change to events). */
+ * counts (after the last change to events, with the events_kind index). */
 void kind_summary_write(const struct kind_summary *ks, sqlite3 *db);
 
 #endif
