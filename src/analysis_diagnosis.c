@@ -17,7 +17,7 @@ void analysis_diagnosis(sqlite3 *db)
 	diag_load(&d, db);
 	diag_responsiveness(&d);
 	static const cause_fn crash[] = {diag_hardware, diag_init_failure, diag_app_exception, diag_rank_exited};
-	static const cause_fn hang[] = {diag_mismatch, diag_stalled, diag_unresponsive, diag_stalled_text};
+	static const cause_fn hang[] = {diag_mismatch, diag_p2p, diag_stalled, diag_unresponsive, diag_stalled_text};
 	bool done = false;
 	for (size_t i = 0; i < ARRAY_LEN(crash) && !done; i++) {
 		v_reset(&d.v);
@@ -44,6 +44,10 @@ void analysis_diagnosis(sqlite3 *db)
 		if (d.t0 != T_NONE)
 			buf_puts(&d.v.summary, "The job failed, but the logs do not tell which rank started it: no rank"
 					       " stands out (all timed out, none died first, no mismatch recorded).");
+		if (d.t0 != T_NONE && q_int(db, 0, "SELECT count(*) FROM collectives WHERE op IN ('SEND', 'RECV')"
+						  " AND state IN ('timed_out', 'failed')") > 0)
+			buf_puts(&d.v.summary, " Ranks timed out in point-to-point transfers (SEND/RECV): which rank"
+					       " waited for which is in the flight-recorder dumps, which this case lacks.");
 		else
 			buf_puts(&d.v.summary, "The logs show neither a failure nor a successful end of the job.");
 	}

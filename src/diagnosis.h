@@ -93,6 +93,7 @@ bool diag_init_failure(struct diagnosis *d);
 bool diag_app_exception(struct diagnosis *d);
 bool diag_rank_exited(struct diagnosis *d);
 bool diag_mismatch(struct diagnosis *d);
+bool diag_p2p(struct diagnosis *d);       /* diagnosis_p2p.c: a transfer (send/recv) never posted or skipped */
 bool diag_stalled(struct diagnosis *d);
 bool diag_unresponsive(struct diagnosis *d);
 bool diag_stalled_text(struct diagnosis *d);

@@ -438,8 +438,21 @@ static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t
 }
 
 /* true if the rank has a collective of its own pending (waiting on others) */
+/* The rank's watchdog timed out in a point-to-point transfer: it was
+ * waiting for a peer's send or receive (with no flight recorder to say
+ * which, diagnosis_p2p.c cannot follow it). Counted whenever it was seen:
+ * the wait it reports began a whole timeout earlier. */
+static bool waits_in_transfer(struct diagnosis *d, int rank)
+{
+	return q_int(d->db, 0,
+		     "SELECT count(*) FROM collectives WHERE rank = %d AND op IN ('SEND', 'RECV')"
+		     " AND state IN ('timed_out', 'failed')", rank) > 0;
+}
+
 static bool has_pending(struct diagnosis *d, int rank)
 {
+	if (waits_in_transfer(d, rank))
+		return true;
 	return q_int(d->db, 0,
 		     "SELECT count(*) FROM hang_coll WHERE rank = %d AND state IN ('timed_out','failed','started')",
 		     rank) > 0 ||
@@ -696,9 +709,19 @@ bool diag_stalled(struct diagnosis *d)
 			v_culprit(v, bl[i].rank);
 			any_root = true;
 		}
-	if (!any_root)
+	if (!any_root) {
+		/* all of them wait in transfers: the cause is down a chain of
+		 * sends and receives that only the flight recorder shows */
+		size_t in_transfer = 0;
+		for (size_t i = 0; i < nb; i++)
+			in_transfer += waits_in_transfer(d, bl[i].rank);
+		if (in_transfer == nb) {
+			free(bl);
+			return false;
+		}
 		for (size_t i = 0; i < nb; i++)
 			v_culprit(v, bl[i].rank);
+	}
 	/* the wait to report: the earliest peer start among the culprits' groups */
 	struct blocked *pick = NULL;
 	for (size_t i = 0; i < nb; i++) {

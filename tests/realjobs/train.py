@@ -14,6 +14,12 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
   skip_bcast    the rank skips the broadcast on the default group
   freeze        every rank of the rank's node stops itself and its agent (SIGSTOP)
   straggler     the rank sleeps arg seconds every step (from step 0)
+  stall_pp      the rank blocks in host code before its pipeline send (PP=1)
+  skip_send     the rank skips its pipeline send (PP=1)
+
+PP=1 adds a pipeline stage to every step: each rank receives an activation
+from the same local rank of the node before it and sends one to the node
+after it (dist.recv / dist.send on the default group).
 """
 import datetime
 import logging
@@ -35,6 +41,7 @@ local_rank = int(os.environ["LOCAL_RANK"])
 local_world = int(os.environ["LOCAL_WORLD_SIZE"])
 node = rank // local_world
 steps = int(os.environ.get("STEPS", "20"))
+pp = os.environ.get("PP", "0") == "1"
 fault = os.environ.get("FAULT", "").split(":")
 kind = fault[0] if fault[0] else None
 f_rank = int(fault[1]) if len(fault) > 1 else -1
@@ -70,6 +77,7 @@ gathered = torch.empty(65536 * local_world, device=dev)
 scattered = torch.empty(65536, device=dev)
 buckets = [torch.ones(n, device=dev) for n in (1048576, 786432, 4096)]
 bcast = torch.zeros(1024, device=dev)
+act = torch.ones(32768, device=dev)
 
 for step in range(steps):
     t0 = time.time()
@@ -105,6 +113,15 @@ for step in range(steps):
             dist.all_reduce(torch.ones(int(f_arg or 8192), device=dev), group=dp)
         else:
             dist.all_reduce(b, group=dp)
+    if pp:
+        if node > 0:
+            dist.recv(act, src=rank - local_world)
+        if node < nodes - 1:
+            if hit("stall_pp", step):
+                log.info("rank=%d waiting on the input pipeline", rank)
+                time.sleep(3600)
+            if not hit("skip_send", step):
+                dist.send(act, dst=rank + local_world)
     if step % 10 == 0 and not hit("skip_bcast", step):
         dist.broadcast(bcast, src=0)
     torch.cuda.synchronize()

@@ -1,0 +1,289 @@
+/* diagnosis_p2p.c: hangs that start at a point-to-point transfer (pipeline
+ * parallelism: dist.send / dist.recv).
+ *
+ * The collectives say little here: a rank that waits in a receive blocks its
+ * host at the next synchronization, so the peers that time out are those of
+ * its next collective, far from the cause. The flight recorder keeps the
+ * transfers ("send 0->2", "recv 2<-0", with their own sequence numbers), so
+ * the diagnosis follows who waits for whom: a rank whose earliest unfinished
+ * entry is a transfer waits for that transfer's peer. The peer either
+ *  - had nothing pending and its own history says the transfer was its next
+ *    call: it stalled in host code before posting it (rank_stalled);
+ *  - went on to a collective of a group the waiting rank belongs to and has
+ *    not reached: it skipped the transfer (collective_mismatch);
+ *  - waits in a transfer itself: the chain goes on from it.
+ * Anything else (no dump, a pair both waiting on each other) is left to the
+ * other causes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_db.h"
+#include "diagnosis.h"
+
+enum { DIR_NONE, DIR_SEND, DIR_RECV };
+
+/* what one rank's flight recorder says: its latest dump */
+struct fr_rank {
+	bool dump;           /* it has one */
+	bool pending;        /* an entry not completed */
+	int64_t event;       /* the earliest such entry */
+	char op[64], pg[64], desc[64];
+	long seq, p2p_seq;
+	int dir, peer;       /* transfers: direction and peer (global rank) */
+};
+
+struct p2p {
+	struct diagnosis *d;
+	struct fr_rank *r;
+	int n;               /* ranks 0 .. n-1 */
+};
+
+/* "send 0->2" / "recv 2<-0": the direction and the peer's rank in the group */
+static int parse_transfer(const char *op, int *peer)
+{
+	int a, b;
+	if (sscanf(op, "send %d->%d", &a, &b) == 2) {
+		*peer = b;
+		return DIR_SEND;
+	}
+	if (sscanf(op, "recv %d<-%d", &a, &b) == 2) {
+		*peer = b;
+		return DIR_RECV;
+	}
+	return DIR_NONE;
+}
+
+/* The global rank of rank pg_rank of group pg (the same in the default group). */
+static int global_rank(struct diagnosis *d, const char *pg, int pg_rank)
+{
+	return (int)q_int(d->db, pg_rank, "SELECT rank FROM pg_members WHERE pg = %Q AND pg_rank = %d", pg, pg_rank);
+}
+
+static const char dumps_sql[] =
+	"SELECT e.rank, f.event_id, f.op, f.pg_name, f.pg_desc, f.seq, f.p2p_seq, f.is_p2p, f.state"
+	" FROM fr_entries f JOIN events e ON e.event_id = f.event_id"
+	" WHERE e.rank IS NOT NULL AND e.rank >= 0 AND e.rank < ?1 AND e.source_id ="
+	"  (SELECT max(e2.source_id) FROM events e2 WHERE e2.kind = 'fr_entry' AND e2.rank = e.rank)"
+	" ORDER BY e.rank, f.record_id";
+
+static bool load(struct p2p *p)
+{
+	p->n = (int)q_int(p->d->db, -1, "SELECT max(e.rank) FROM fr_entries f JOIN events e USING(event_id)") + 1;
+	if (p->n <= 0 || p->n > (1 << 22))
+		return false;
+	p->r = xcalloc((size_t)p->n, sizeof(*p->r));
+	bool any = false;
+	sqlite3_stmt *st = db_prepare(p->d->db, dumps_sql);
+	sqlite3_bind_int(st, 1, p->n);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct fr_rank *r = &p->r[sqlite3_column_int(st, 0)];
+		r->dump = true;
+		const char *state = (const char *)sqlite3_column_text(st, 8);
+		if (r->pending || (state && strcmp(state, "completed") == 0))
+			continue;
+		r->pending = true;
+		r->event = sqlite3_column_int64(st, 1);
+		snprintf(r->op, sizeof(r->op), "%s", sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
+		snprintf(r->pg, sizeof(r->pg), "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+		snprintf(r->desc, sizeof(r->desc), "%s", sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
+		r->seq = (long)db_column_int_or(st, 5, -1);
+		r->p2p_seq = (long)db_column_int_or(st, 6, -1);
+		r->peer = -1;
+		if (sqlite3_column_int(st, 7)) {
+			int peer;
+			r->dir = parse_transfer(r->op, &peer);
+			if (r->dir != DIR_NONE) {
+				r->peer = global_rank(p->d, r->pg, peer);
+				any = true;
+			}
+		}
+	}
+	sqlite3_finalize(st);
+	return any;
+}
+
+/* The call that followed, the last time, the rank's last entry: what its
+ * program does next. True when that is a transfer to or from peer. */
+static bool next_is_transfer_with(struct p2p *p, int rank, int dir, int peer)
+{
+	sqlite3_stmt *st = db_prepare(p->d->db,
+		"SELECT f.op, f.pg_name, coalesce(f.numel_in, -1), f.is_p2p FROM fr_entries f"
+		" JOIN events e ON e.event_id = f.event_id WHERE e.rank = ?1 AND e.source_id ="
+		"  (SELECT max(e2.source_id) FROM events e2 WHERE e2.kind = 'fr_entry' AND e2.rank = ?1)"
+		" ORDER BY f.record_id DESC LIMIT 400");
+	sqlite3_bind_int(st, 1, rank);
+	char last_op[64] = "", last_pg[64] = "", after_op[64] = "", after_pg[64] = "";
+	int64_t last_numel = 0;
+	bool have_last = false, found = false;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *op = sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "";
+		const char *pg = sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "";
+		int64_t numel = sqlite3_column_int64(st, 2);
+		if (!have_last) {
+			snprintf(last_op, sizeof(last_op), "%s", op);
+			snprintf(last_pg, sizeof(last_pg), "%s", pg);
+			last_numel = numel;
+			have_last = true;
+		} else if (!strcmp(op, last_op) && !strcmp(pg, last_pg) && numel == last_numel) {
+			found = true; /* the previous time: after_* followed it */
+			break;
+		}
+		snprintf(after_op, sizeof(after_op), "%s", op);
+		snprintf(after_pg, sizeof(after_pg), "%s", pg);
+	}
+	sqlite3_finalize(st);
+	if (!found || !after_op[0])
+		return false;
+	int pr;
+	int d = parse_transfer(after_op, &pr);
+	return d == dir && global_rank(p->d, after_pg, pr) == peer;
+}
+
+/* The highest sequence number rank enqueued in group pg (-1: none). */
+static long last_enqueued(struct p2p *p, int rank, const char *pg)
+{
+	return (long)q_int(p->d->db, -1,
+		"SELECT max(f.seq) FROM fr_entries f JOIN events e ON e.event_id = f.event_id"
+		" WHERE e.rank = %d AND f.pg_name = %Q AND f.is_p2p = 0 AND e.source_id ="
+		"  (SELECT max(e2.source_id) FROM events e2 WHERE e2.kind = 'fr_entry' AND e2.rank = %d)",
+		rank, pg, rank);
+}
+
+enum root_kind { ROOT_NONE, ROOT_STALLED, ROOT_SKIPPED };
+
+struct root {
+	enum root_kind kind;
+	int rank;            /* the culprit */
+	int waiter;          /* the rank that waits for it */
+};
+
+/* Follows the waits from rank w; fills *out when they end at a cause. */
+static bool follow(struct p2p *p, int w, struct root *out)
+{
+	for (int hops = 0; hops < p->n; hops++) {
+		struct fr_rank *wr = &p->r[w];
+		if (!wr->pending || wr->dir == DIR_NONE || wr->peer < 0 || wr->peer >= p->n || wr->peer == w)
+			return false;
+		int peer = wr->peer;
+		struct fr_rank *pr = &p->r[peer];
+		if (!pr->dump)
+			return false;
+		int want = wr->dir == DIR_RECV ? DIR_SEND : DIR_RECV;
+		if (!pr->pending) {
+			if (!next_is_transfer_with(p, peer, want, w))
+				return false;
+			*out = (struct root){ROOT_STALLED, peer, w};
+			return true;
+		}
+		if (pr->dir == DIR_NONE) {
+			long le = last_enqueued(p, w, pr->pg);
+			bool member = q_int(p->d->db, 0, "SELECT count(*) FROM pg_members WHERE pg = %Q AND rank = %d",
+					    pr->pg, w) > 0;
+			if (!member || le >= pr->seq)
+				return false;
+			*out = (struct root){ROOT_SKIPPED, peer, w};
+			return true;
+		}
+		if (pr->peer == w)
+			return false; /* both wait on each other's transfer: not a program fault we can name */
+		w = peer;
+	}
+	return false;
+}
+
+static const char *dir_name(int dir)
+{
+	return dir == DIR_SEND ? "SEND" : "RECV";
+}
+
+static void write_verdict(struct p2p *p, const struct root *roots, size_t n)
+{
+	struct diagnosis *d = p->d;
+	struct verdict *v = &d->v;
+	const struct root *r0 = &roots[0];
+	const struct fr_rank *w = &p->r[r0->waiter];
+	int missed = w->dir == DIR_RECV ? DIR_SEND : DIR_RECV;
+	for (size_t i = 0; i < n; i++)
+		if (!v_has_culprit(v, roots[i].rank))
+			v_culprit(v, roots[i].rank);
+	v->outcome = "hang";
+	v->cause = r0->kind == ROOT_STALLED ? "rank_stalled" : "collective_mismatch";
+	v->confidence = "high";
+	v->first_failure_t = d->t0;
+	diag_pg_display(d, w->pg, v->pg, sizeof(v->pg));
+	v->seq = -1;
+	snprintf(v->op, sizeof(v->op), "%s", dir_name(missed));
+	struct buf who = {0}, waiter = {0};
+	rank_desc(d, r0->rank, &who);
+	rank_desc(d, r0->waiter, &waiter);
+	const char *verb = missed == DIR_SEND ? "send to" : "receive from";
+	if (r0->kind == ROOT_STALLED) {
+		buf_printf(&v->summary,
+			   "%s never posted its %s rank %d: %s waited in \"%s\" (transfer #%ld of group %s) and blocked"
+			   " the collectives after it. %s had nothing pending and that transfer was its next call,",
+			   who.data, verb, r0->waiter, waiter.data, w->op, w->p2p_seq, v->pg, who.data);
+		struct rank_facts *rf = diag_rank(d, r0->rank);
+		if (rf && rf->responsive)
+			buf_puts(&v->summary, " and it was alive (it answered the dump request): it was stuck in host code"
+					      " before it");
+		else
+			buf_puts(&v->summary, " so it was stuck before it");
+		if (rf && rf->last_step >= 0)
+			buf_printf(&v->summary, ", after step %ld", rf->last_step);
+		buf_putc(&v->summary, '.');
+	} else {
+		const struct fr_rank *cr = &p->r[r0->rank];
+		char g[128];
+		diag_pg_display(d, cr->pg, g, sizeof(g));
+		buf_printf(&v->summary,
+			   "%s skipped its %s rank %d: %s waited in \"%s\" (transfer #%ld of group %s), but %s went on to"
+			   " %s #%ld of group %s, which %s never reached, and the two waited for each other.",
+			   who.data, verb, r0->waiter, waiter.data, w->op, w->p2p_seq, v->pg, who.data, cr->op, cr->seq, g,
+			   waiter.data);
+	}
+	if (n > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " The same for %zu ranks: %s.", v->nculprits, l.data);
+		buf_free(&l);
+	}
+	v_cite_event(v, w->event, "the transfer a peer waited in");
+	if (r0->kind == ROOT_SKIPPED)
+		v_cite_event(v, p->r[r0->rank].event, "where the culprit went instead");
+	else
+		v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE rank = %d AND kind = 'pg_dump_signal'",
+				      r0->rank),
+			     "the culprit was alive");
+	buf_free(&who);
+	buf_free(&waiter);
+}
+
+bool diag_p2p(struct diagnosis *d)
+{
+	struct p2p p = {.d = d};
+	if (!load(&p)) {
+		free(p.r);
+		return false;
+	}
+	struct root *roots = NULL;
+	size_t n = 0, cap = 0;
+	for (int w = 0; w < p.n; w++) {
+		struct root r;
+		if (!follow(&p, w, &r))
+			continue;
+		bool seen = false;
+		for (size_t i = 0; i < n; i++)
+			seen |= roots[i].rank == r.rank;
+		if (seen)
+			continue;
+		xgrow(&roots, &cap, n + 1, sizeof(*roots));
+		roots[n++] = r;
+	}
+	bool done = n > 0;
+	if (done)
+		write_verdict(&p, roots, n);
+	free(roots);
+	free(p.r);
+	return done;
+}
