@@ -46,8 +46,12 @@ void analysis_diagnosis(sqlite3 *db)
 					       " stands out (all timed out, none died first, no mismatch recorded).");
 		if (d.t0 != T_NONE && q_int(db, 0, "SELECT count(*) FROM collectives WHERE op IN ('SEND', 'RECV')"
 						  " AND state IN ('timed_out', 'failed')") > 0)
-			buf_puts(&d.v.summary, " Ranks timed out in point-to-point transfers (SEND/RECV): which rank"
-					       " waited for which is in the flight-recorder dumps, which this case lacks.");
+			buf_puts(&d.v.summary,
+				 q_int(db, 0, "SELECT count(*) FROM fr_entries WHERE is_p2p = 1") > 0
+					 ? " Ranks timed out in point-to-point transfers (SEND/RECV), and the flight recorder's"
+					   " transfers (fr_entries with is_p2p = 1) do not lead to one rank."
+					 : " Ranks timed out in point-to-point transfers (SEND/RECV): which rank waited for"
+					   " which is in the flight-recorder dumps, which this case lacks.");
 		else
 			buf_puts(&d.v.summary, "The logs show neither a failure nor a successful end of the job.");
 	}
