@@ -444,9 +444,14 @@ static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t
  * the wait it reports began a whole timeout earlier. */
 static bool waits_in_transfer(struct diagnosis *d, int rank)
 {
+	/* a batch of transfers times out as COALESCED, like a batch of collectives:
+	 * it is the former when the rank made transfers */
 	return q_int(d->db, 0,
-		     "SELECT count(*) FROM collectives WHERE rank = %d AND op IN ('SEND', 'RECV')"
-		     " AND state IN ('timed_out', 'failed')", rank) > 0;
+		     "SELECT count(*) FROM collectives WHERE rank = %d AND state IN ('timed_out', 'failed')"
+		     " AND (op IN ('SEND', 'RECV') OR (op = 'COALESCED' AND (EXISTS (SELECT 1 FROM collectives c"
+		     "   WHERE c.rank = %d AND c.op IN ('SEND', 'RECV')) OR EXISTS (SELECT 1 FROM fr_entries f"
+		     "   JOIN events e ON e.event_id = f.event_id WHERE e.rank = %d AND f.is_p2p = 1))))",
+		     rank, rank, rank) > 0;
 }
 
 static bool has_pending(struct diagnosis *d, int rank)

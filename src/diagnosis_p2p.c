@@ -80,7 +80,11 @@ static bool load(struct p2p *p)
 		struct fr_rank *r = &p->r[sqlite3_column_int(st, 0)];
 		r->dump = true;
 		const char *state = (const char *)sqlite3_column_text(st, 8);
-		if (r->pending || (state && strcmp(state, "completed") == 0))
+		const char *op = (const char *)sqlite3_column_text(st, 2);
+		int peer;
+		/* the entry that closes a batch of transfers stands for them: they come first */
+		bool closer = sqlite3_column_int(st, 7) && parse_transfer(op ? op : "", &peer) == DIR_NONE;
+		if (r->pending || closer || (state && strcmp(state, "completed") == 0))
 			continue;
 		r->pending = true;
 		r->event = sqlite3_column_int64(st, 1);
@@ -91,7 +95,6 @@ static bool load(struct p2p *p)
 		r->p2p_seq = (long)db_column_int_or(st, 6, -1);
 		r->peer = -1;
 		if (sqlite3_column_int(st, 7)) {
-			int peer;
 			r->dir = parse_transfer(r->op, &peer);
 			if (r->dir != DIR_NONE) {
 				r->peer = global_rank(p->d, r->pg, peer);

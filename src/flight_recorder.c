@@ -255,7 +255,49 @@ static bool ns_to_us(const struct pk_value *v, int64_t *us)
 	return true;
 }
 
-static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t index, struct buf *b, struct buf *tmp)
+/* Batched transfers (dist.batch_isend_irecv): the recorder writes one entry
+ * per send or receive, whose state it never updates, then a "coalesced"
+ * entry that carries the batch's state. The transfers get that state and
+ * "batch": 1; the closing entry counts as a transfer (is_p2p 1), not as a
+ * collective. */
+struct entry_batch {
+	const char *state;   /* the batch's state, for a transfer in one; else NULL */
+	bool closer;         /* the "coalesced" entry that closes a batch of transfers */
+};
+
+static bool is_transfer(const struct pk_value *e)
+{
+	int64_t p2p = 0;
+	pk_int(pk_get(e, "is_p2p"), &p2p);
+	return p2p != 0;
+}
+
+static bool is_coalesced(const struct pk_value *e)
+{
+	size_t n;
+	const char *name = get_str(e, "profiling_name", &n);
+	return name && n >= 9 && memcmp(name + n - 9, "coalesced", 9) == 0;
+}
+
+/* batch[k] for every entry, from the end: a run of transfers followed by a
+ * coalesced entry is one batch */
+static void find_batches(const struct pk_value *entries, size_t n, struct entry_batch *batch)
+{
+	const char *closing = NULL;
+	for (size_t k = n; k-- > 0;) {
+		const struct pk_value *e = pk_item(entries, k);
+		if (is_transfer(e)) {
+			batch[k].state = closing;
+			if (closing && k + 1 < n && !is_transfer(pk_item(entries, k + 1)))
+				batch[k + 1].closer = true;
+			continue;
+		}
+		closing = is_coalesced(e) ? get_str(e, "state", NULL) : NULL;
+	}
+}
+
+static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t index, const struct entry_batch *batch,
+		       struct buf *b, struct buf *tmp)
 {
 	buf_clear(b);
 	buf_putc(b, '{');
@@ -274,6 +316,8 @@ static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t inde
 	pk_int(pk_get(e, "is_p2p"), &is_p2p);
 	if (is_p2p) {
 		jval(b, "p2p_seq", pk_get(e, "p2p_seq_id"));
+		jint(b, "is_p2p", 1);
+	} else if (batch->closer) {
 		jint(b, "is_p2p", 1);
 	}
 	size_t pn;
@@ -303,7 +347,10 @@ static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t inde
 		const char *s = pk_str(pk_item(dt, 0), &n);
 		jstr(b, "dtype", s, n);
 	}
-	jval(b, "state", pk_get(e, "state"));
+	if (batch->state)
+		jstr(b, "state", batch->state, strlen(batch->state));
+	else
+		jval(b, "state", pk_get(e, "state"));
 	int64_t created = 0, t;
 	bool has_created = ns_to_us(pk_get(e, "time_created_ns"), &created);
 	if (has_created)
@@ -318,7 +365,9 @@ static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t inde
 	jval(b, "timeout_ms", pk_get(e, "timeout_ms"));
 	/* the call site, for what did not complete (what a reader looks at) */
 	size_t sn;
-	const char *state = get_str(e, "state", &sn);
+	const char *state = batch->state ? batch->state : get_str(e, "state", &sn);
+	if (batch->state || batch->closer)
+		jint(b, "batch", 1);
 	const struct pk_value *frames = pk_get(e, "frames");
 	if (frames && (!state || strcmp(state, "completed") != 0)) {
 		user_frame(frames, tmp);
@@ -422,6 +471,8 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	 * completions, and the diagnosis compares ranks at their frontier. */
 	size_t n = pk_len(entries);
 	bool *keep = xcalloc(n ? n : 1, sizeof(bool));
+	struct entry_batch *batch = xcalloc(n ? n : 1, sizeof(*batch));
+	find_batches(entries, n, batch);
 	size_t kept = 0;
 	struct {
 		int64_t pg;
@@ -431,7 +482,7 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	for (size_t k = n; k-- > 0;) {
 		const struct pk_value *e = pk_item(entries, k);
 		size_t sn;
-		const char *state = get_str(e, "state", &sn);
+		const char *state = batch[k].state ? batch[k].state : get_str(e, "state", &sn);
 		if (!state || strcmp(state, "completed") != 0) {
 			keep[k] = true;
 			continue;
@@ -450,10 +501,11 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	}
 	for (size_t k = 0; k < n; k++)
 		if (keep[k]) {
-			emit_entry(&fe, pk_item(entries, k), k, &b, &tmp);
+			emit_entry(&fe, pk_item(entries, k), k, &batch[k], &b, &tmp);
 			kept++;
 		}
 	free(keep);
+	free(batch);
 	buf_clear(&b);
 	buf_printf(&b, "{\"entries\":%zu,\"entries_kept\":%zu}", n, kept);
 	emit(&fe, 0, "fr_kept", "info", &b, false, 0);

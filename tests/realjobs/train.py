@@ -19,7 +19,8 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
 
 PP=1 adds a pipeline stage to every step: each rank receives an activation
 from the same local rank of the node before it and sends one to the node
-after it (dist.recv / dist.send on the default group).
+after it (dist.recv / dist.send on the default group; PP_GROUP=1: on the dp
+group; PP_BATCH=1: both in one dist.batch_isend_irecv).
 """
 import datetime
 import logging
@@ -42,6 +43,7 @@ local_world = int(os.environ["LOCAL_WORLD_SIZE"])
 node = rank // local_world
 steps = int(os.environ.get("STEPS", "20"))
 pp = os.environ.get("PP", "0") == "1"
+pp_batch = os.environ.get("PP_BATCH", "0") == "1"
 fault = os.environ.get("FAULT", "").split(":")
 kind = fault[0] if fault[0] else None
 f_rank = int(fault[1]) if len(fault) > 1 else -1
@@ -78,6 +80,10 @@ scattered = torch.empty(65536, device=dev)
 buckets = [torch.ones(n, device=dev) for n in (1048576, 786432, 4096)]
 bcast = torch.zeros(1024, device=dev)
 act = torch.ones(32768, device=dev)
+act_out = torch.ones(32768, device=dev)
+# the pipeline's transfers: on the default group, or (PP_GROUP=1) on the dp
+# group, whose members are the same local rank of every node
+pp_group = dp if os.environ.get("PP_GROUP", "0") == "1" else None
 
 for step in range(steps):
     t0 = time.time()
@@ -113,15 +119,27 @@ for step in range(steps):
             dist.all_reduce(torch.ones(int(f_arg or 8192), device=dev), group=dp)
         else:
             dist.all_reduce(b, group=dp)
-    if pp:
+    if pp and pp_batch:
+        if hit("stall_pp", step):
+            log.info("rank=%d waiting on the input pipeline", rank)
+            time.sleep(3600)
+        ops = []
         if node > 0:
-            dist.recv(act, src=rank - local_world)
+            ops.append(dist.P2POp(dist.irecv, act, rank - local_world, group=pp_group))
+        if node < nodes - 1 and not hit("skip_send", step):
+            ops.append(dist.P2POp(dist.isend, act_out, rank + local_world, group=pp_group))
+        if ops:
+            for req in dist.batch_isend_irecv(ops):
+                req.wait()
+    elif pp:
+        if node > 0:
+            dist.recv(act, src=rank - local_world, group=pp_group)
         if node < nodes - 1:
             if hit("stall_pp", step):
                 log.info("rank=%d waiting on the input pipeline", rank)
                 time.sleep(3600)
             if not hit("skip_send", step):
-                dist.send(act, dst=rank + local_world)
+                dist.send(act, dst=rank + local_world, group=pp_group)
     if step % 10 == 0 and not hit("skip_bcast", step):
         dist.broadcast(bcast, src=0)
     torch.cuda.synchronize()
