@@ -358,3 +358,96 @@ bool diag_rank_exited(struct diagnosis *d)
 	buf_free(&who);
 	return true;
 }
+
+/* ---- a rank that left early, without an error ---- */
+
+/* When the rank's process ended or began to: PyTorch's warning that
+ * destroy_process_group() was not called before program exit, or NCCL
+ * tearing down its communicator of the whole job (a subgroup destroyed on
+ * purpose is not leaving); T_NONE if neither. *ev gets the event. */
+static int64_t left_at(struct diagnosis *d, int rank, int64_t *ev)
+{
+	*ev = q_int(d->db, 0,
+		    "SELECT event_id FROM events WHERE rank = %d AND time_us IS NOT NULL AND (kind = 'pg_destroy_warning'"
+		    " OR (kind = 'nccl_comm_teardown' AND field(fields, 'nranks') = %d))"
+		    " ORDER BY time_us, event_id LIMIT 1", rank, d->world);
+	return *ev ? q_int(d->db, T_NONE, "SELECT time_us FROM events WHERE event_id = %lld", (long long)*ev) : T_NONE;
+}
+
+bool diag_rank_left(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	if (d->t0 == T_NONE || d->completed)
+		return false;
+	/* peers were left waiting in a collective */
+	if (q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE state IN ('timed_out', 'failed', 'scheduled', 'started')") == 0 &&
+	    q_int(d->db, 0, "SELECT count(*) FROM pg_status WHERE last_enqueued > last_completed") == 0)
+		return false;
+	struct rank_facts *first = NULL;
+	int64_t first_t = T_NONE, first_ev = 0;
+	int64_t *when = xcalloc(d->nranks ? d->nranks : 1, sizeof(*when));
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		int64_t ev;
+		when[i] = left_at(d, r->rank, &ev);
+		/* before anyone failed, and not after an error or a timeout of its own */
+		if (when[i] == T_NONE || when[i] >= d->t0 || (r->first_error_t != T_NONE && r->first_error_t <= when[i]) ||
+		    (r->first_timeout_t != T_NONE && r->first_timeout_t <= when[i])) {
+			when[i] = T_NONE;
+			continue;
+		}
+		if (!first || when[i] < first_t) {
+			first = r;
+			first_t = when[i];
+			first_ev = ev;
+		}
+	}
+	if (!first) {
+		free(when);
+		return false;
+	}
+	for (size_t i = 0; i < d->nranks; i++)
+		if (when[i] != T_NONE && when[i] - first_t < 5000000)
+			v_culprit(v, d->ranks[i].rank);
+	free(when);
+	v->outcome = "crash";
+	v->cause = "rank_exited";
+	v->first_failure_t = first_t;
+	v->confidence = first->exited ? "high" : "medium";
+	struct buf who = {0};
+	rank_desc(d, first->rank, &who);
+	char t[32], t0[32];
+	fmt_time(first_t, t, sizeof(t));
+	fmt_time(d->t0, t0, sizeof(t0));
+	bool warned = q_int(d->db, 0, "SELECT count(*) FROM events WHERE event_id = %lld AND kind = 'pg_destroy_warning'",
+			    (long long)first_ev) > 0;
+	buf_printf(&v->summary, "%s left the job early, without an error: at %s %s, before any rank failed (%s)", who.data,
+		   t, warned ? "its process exited (PyTorch warned that destroy_process_group() was not called before"
+			       " program exit)"
+			     : "it tore its NCCL communicators down",
+		   t0);
+	if (first->exited)
+		buf_printf(&v->summary, "; it exited with code %d", first->exit_code);
+	else
+		buf_puts(&v->summary, "; its launcher reported no failure for it, so it most likely ended normally"
+				      " (status 0: a return or sys.exit that the other ranks did not make)");
+	if (first->last_step >= 0)
+		buf_printf(&v->summary, ", after step %ld", first->last_step);
+	buf_printf(&v->summary, ". Its peers went on, waited for it in their next collective and failed from %s on.", t0);
+	if (v->nculprits > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " Ranks %s left at the same time.", l.data);
+		buf_free(&l);
+	}
+	v_cite_event(v, first_ev, "the rank leaving");
+	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM events WHERE kind = 'app_step' AND rank = %d",
+			      first->rank),
+		     "last step");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT event_id FROM events WHERE class IN ('timeout', 'error') AND rank IS NOT NULL"
+			      " AND rank <> %d AND time_us IS NOT NULL ORDER BY time_us, event_id LIMIT 1", first->rank),
+		     "a peer failing");
+	buf_free(&who);
+	return true;
+}

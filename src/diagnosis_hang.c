@@ -59,7 +59,18 @@ void diag_responsiveness(struct diagnosis *d)
  * or logged them (NCCL's COLL lines). Peers may wait in
  * several groups at once; program order tells which wait the rank missed
  * first, where the watchdogs' clocks are too close to tell. */
+static void next_group_by_history_in(struct diagnosis *d, int rank, const char *among, char *pg, size_t pgn);
+
 static void next_group_by_history(struct diagnosis *d, int rank, char *pg, size_t pgn)
+{
+	next_group_by_history_in(d, rank, NULL, pg, pgn);
+}
+
+/* The same from the rank's last collective in the groups of among (an SQL
+ * list of group keys; NULL: any group): where the rank went on to something
+ * else (a skip), its last collective says nothing about what it missed, its
+ * last one in the groups it is missing from does. */
+static void next_group_by_history_in(struct diagnosis *d, int rank, const char *among, char *pg, size_t pgn)
 {
 	pg[0] = '\0';
 	q_text(d->db, pg, pgn,
@@ -69,11 +80,11 @@ static void next_group_by_history(struct diagnosis *d, int rank, char *pg, size_
 	       "    FROM collectives c JOIN events e ON e.event_id = c.event_id WHERE c.rank = %d AND c.pg IS NOT NULL"
 	       "    AND (c.time_created_us IS NOT NULL OR c.evidence = 'nccl coll')"
 	       "    GROUP BY c.pg, c.seq)),"
-	       " last AS (SELECT * FROM mine ORDER BY r DESC LIMIT 1),"
+	       " last AS (SELECT * FROM mine WHERE %s ORDER BY r DESC LIMIT 1),"
 	       " prev AS (SELECT max(m.r) AS r FROM mine m, last l"
 	       "   WHERE m.r < l.r AND m.pg = l.pg AND m.op IS l.op AND m.numel_in IS l.numel_in)"
 	       " SELECT m.pg FROM mine m, prev p WHERE m.r = p.r + 1",
-	       rank);
+	       rank, among ? among : "1");
 }
 
 /* The collective the culprits' peers waited on first: the timed-out
@@ -757,6 +768,25 @@ bool diag_stalled(struct diagnosis *d)
 	 * call it never made first (the peers' clocks are too close to tell) */
 	char next[128] = "";
 	next_group_by_history(d, pick->rank, next, sizeof(next));
+	bool next_blocked = false;
+	for (size_t i = 0; next[0] && i < nb; i++)
+		next_blocked |= bl[i].rank == pick->rank && strcmp(bl[i].pg, next) == 0;
+	if (!next_blocked) {
+		/* its last call was elsewhere (a skip): from its last one in the groups it misses */
+		struct buf among = {0};
+		buf_puts(&among, "pg IN (");
+		int k = 0;
+		for (size_t i = 0; i < nb; i++)
+			if (bl[i].rank == pick->rank) {
+				char *q = sqlite3_mprintf("%s%Q", k++ ? "," : "", bl[i].pg);
+				buf_puts(&among, q);
+				sqlite3_free(q);
+			}
+		buf_putc(&among, ')');
+		if (k > 1)
+			next_group_by_history_in(d, pick->rank, among.data, next, sizeof(next));
+		buf_free(&among);
+	}
 	for (size_t i = 0; next[0] && i < nb; i++)
 		if (bl[i].rank == pick->rank && strcmp(bl[i].pg, next) == 0) {
 			pick = &bl[i];

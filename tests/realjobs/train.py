@@ -14,6 +14,9 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
   skip_bcast    the rank skips the broadcast on the default group
   freeze        every rank of the rank's node stops itself and its agent (SIGSTOP)
   straggler     the rank sleeps arg seconds every step (from step 0)
+  exit0         the rank exits with status 0 (sys.exit) at the start of the step
+  short         the rank leaves the loop at the step (as when its data runs out)
+                and goes on to the final barrier
   stall_pp      the rank blocks in host code before its pipeline send (PP=1)
   skip_send     the rank skips its pipeline send (PP=1)
 
@@ -87,6 +90,12 @@ pp_group = dp if os.environ.get("PP_GROUP", "0") == "1" else None
 
 for step in range(steps):
     t0 = time.time()
+    if hit("exit0", step):
+        log.info("rank=%d finished early", rank)
+        sys.exit(0)
+    if hit("short", step):
+        log.info("rank=%d out of data", rank)
+        break
     if kind == "straggler" and rank == f_rank:
         time.sleep(float(f_arg or 0.4))
     if hit("kill", step):
