@@ -28,6 +28,7 @@ struct call {
 	int64_t t; /* flight-recorder creation time, INT64_MIN if none */
 	char op[32];
 	int64_t in, out; /* -1 unknown */
+	char dtype[16];  /* "" unknown */
 };
 
 static bool skipped_op(const char *op)
@@ -42,9 +43,9 @@ static bool skipped_op(const char *op)
 /* adds one collective: the ranks' lateness, and whether they disagreed */
 static void add_collective(struct lateness *per, int maxrank, const struct call *c, size_t n, bool *disagree)
 {
-	/* as GROUP BY pg, seq HAVING count(DISTINCT op|numel_in|numel_out) > 1
+	/* as GROUP BY pg, seq HAVING count(DISTINCT op|numel_in|numel_out|dtype) > 1
 	 * would tell it: unknown values do not count */
-	const char *op0 = NULL;
+	const char *op0 = NULL, *dtype0 = NULL;
 	int64_t in0 = -1, out0 = -1;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	size_t timed = 0;
@@ -58,6 +59,10 @@ static void add_collective(struct lateness *per, int maxrank, const struct call 
 				*disagree = true;
 			if (c[i].out >= 0 && out0 >= 0 && c[i].out != out0)
 				*disagree = true;
+			if (c[i].dtype[0] && dtype0 && strcmp(c[i].dtype, dtype0) != 0)
+				*disagree = true;
+			if (!dtype0 && c[i].dtype[0])
+				dtype0 = c[i].dtype;
 			if (in0 < 0)
 				in0 = c[i].in;
 			if (out0 < 0)
@@ -93,7 +98,7 @@ static struct lateness *scan_collectives(struct diagnosis *d, int *maxrank, bool
 	struct lateness *per = xcalloc((size_t)*maxrank + 1, sizeof(*per));
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT rank, pg, seq, CASE WHEN evidence = 'flight recorder' THEN time_created_us END, op,"
-		" numel_in, numel_out FROM collectives NOT INDEXED"
+		" numel_in, numel_out, dtype FROM collectives NOT INDEXED"
 		" WHERE pg IS NOT NULL AND seq IS NOT NULL ORDER BY pg, seq");
 	struct call *calls = NULL;
 	size_t n = 0, cap = 0;
@@ -115,6 +120,8 @@ static struct lateness *scan_collectives(struct diagnosis *d, int *maxrank, bool
 		snprintf(c->op, sizeof(c->op), "%s", sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
 		c->in = db_column_int_or(st, 5, -1);
 		c->out = db_column_int_or(st, 6, -1);
+		snprintf(c->dtype, sizeof(c->dtype), "%s",
+			 sqlite3_column_text(st, 7) ? (const char *)sqlite3_column_text(st, 7) : "");
 	}
 	add_collective(per, *maxrank, calls, n, disagree);
 	sqlite3_finalize(st);

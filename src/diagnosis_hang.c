@@ -148,6 +148,7 @@ struct sig {
 	int rank;
 	char op[32];
 	int64_t in, out; /* -1 unknown */
+	char dtype[16];  /* "" unknown */
 	int64_t event_id;
 };
 
@@ -159,17 +160,28 @@ static bool sig_eq(const struct sig *a, const struct sig *b)
 		return false;
 	if (a->out >= 0 && b->out >= 0 && a->out != b->out)
 		return false;
+	if (a->dtype[0] && b->dtype[0] && strcmp(a->dtype, b->dtype) != 0)
+		return false;
 	return true;
 }
 
 static void sig_text(const struct sig *s, char *out, size_t n)
 {
+	const char *sp = s->dtype[0] ? " " : "";
 	if (s->in >= 0 && s->out >= 0 && s->in != s->out)
-		snprintf(out, n, "%s of %lld -> %lld elements", s->op, (long long)s->in, (long long)s->out);
+		snprintf(out, n, "%s of %lld -> %lld%s%s elements", s->op, (long long)s->in, (long long)s->out, sp, s->dtype);
 	else if (s->in >= 0)
-		snprintf(out, n, "%s of %lld elements", s->op, (long long)s->in);
+		snprintf(out, n, "%s of %lld%s%s elements", s->op, (long long)s->in, sp, s->dtype);
+	else if (s->dtype[0])
+		snprintf(out, n, "%s of %s elements", s->op, s->dtype);
 	else
 		snprintf(out, n, "%s", s->op);
+}
+
+static void sig_dtype(struct sig *g, sqlite3_stmt *st, int col)
+{
+	const char *t = (const char *)sqlite3_column_text(st, col);
+	snprintf(g->dtype, sizeof(g->dtype), "%s", t ? t : "");
 }
 
 /* The signature the group's history predicts at seq: the shortest period
@@ -180,7 +192,7 @@ static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *e
 	struct sig hist[HIST];
 	bool known[HIST] = {false};
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT seq, op, numel_in, numel_out, count(*) AS n FROM collectives"
+		"SELECT seq, op, numel_in, numel_out, count(*) AS n, max(dtype) FROM collectives"
 		" WHERE pg = ?1 AND seq BETWEEN ?2 AND ?3 AND op IS NOT NULL"
 		" GROUP BY seq, op, numel_in, numel_out ORDER BY seq, n DESC");
 	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
@@ -195,6 +207,7 @@ static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *e
 		snprintf(hist[i].op, sizeof(hist[i].op), "%s", (const char *)sqlite3_column_text(st, 1));
 		hist[i].in = db_column_int_or(st, 2, -1);
 		hist[i].out = db_column_int_or(st, 3, -1);
+		sig_dtype(&hist[i], st, 5);
 	}
 	sqlite3_finalize(st);
 	for (int p = 1; p <= 16; p++) {
@@ -243,7 +256,7 @@ static void judge_site(struct diagnosis *d, struct site *site)
 {
 	size_t cap = 0;
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT rank, op, numel_in, numel_out, event_id FROM collectives WHERE pg = ?1 AND seq = ?2"
+		"SELECT rank, op, numel_in, numel_out, event_id, dtype FROM collectives WHERE pg = ?1 AND seq = ?2"
 		" ORDER BY rank, evidence <> 'flight recorder', event_id");
 	sqlite3_bind_text(st, 1, site->pg, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, site->seq);
@@ -258,6 +271,7 @@ static void judge_site(struct diagnosis *d, struct site *site)
 		g->in = db_column_int_or(st, 2, -1);
 		g->out = db_column_int_or(st, 3, -1);
 		g->event_id = sqlite3_column_int64(st, 4);
+		sig_dtype(g, st, 5);
 	}
 	sqlite3_finalize(st);
 	size_t n = site->n;
@@ -339,7 +353,7 @@ bool diag_mismatch(struct diagnosis *d)
 		"SELECT pg, seq FROM collectives WHERE pg IS NOT NULL AND seq IS NOT NULL"
 		" AND op NOT IN ('SEND','RECV','ALLTOALL','GATHER','SCATTER','COALESCED')"
 		" GROUP BY pg, seq HAVING count(DISTINCT op) > 1 OR count(DISTINCT numel_in) > 1"
-		"   OR count(DISTINCT numel_out) > 1"
+		"   OR count(DISTINCT numel_out) > 1 OR count(DISTINCT dtype) > 1"
 		" ORDER BY min(time_created_us) IS NULL, min(time_created_us), seq LIMIT 4096");
 	struct site first = {0};
 	size_t sites = 0;
@@ -802,6 +816,13 @@ bool diag_stalled(struct diagnosis *d)
 	 * chain ends at a rank that cannot say where it is (silent, no dump),
 	 * which the unresponsive diagnosis names */
 	if (!any_root && any_unresponsive(d)) {
+		v->nculprits = 0;
+		free(bl);
+		return false;
+	}
+	/* a cycle of waits with no skip to explain it: which rank started it
+	 * cannot be told from what the logs say of the groups */
+	if (!any_root) {
 		v->nculprits = 0;
 		free(bl);
 		return false;

@@ -11,6 +11,7 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
   mismatch_op   the rank calls all_reduce where the others call all_gather (tp)
   mismatch_dp   the rank broadcasts where the others all_reduce (first dp bucket)
   size          the rank all_reduces arg floats instead of 4096 (last dp bucket)
+  dtype         the rank all_reduces its last dp bucket as bfloat16 (the others: float32)
   skip_bcast    the rank skips the broadcast on the default group
   freeze        every rank of the rank's node stops itself and its agent (SIGSTOP)
   straggler     the rank sleeps arg seconds every step (from step 0)
@@ -126,6 +127,8 @@ for step in range(steps):
             dist.broadcast(b, src=local_rank, group=dp)
         elif i == 2 and hit("size", step):
             dist.all_reduce(torch.ones(int(f_arg or 8192), device=dev), group=dp)
+        elif i == 2 and hit("dtype", step):
+            dist.all_reduce(b.to(torch.bfloat16), group=dp)
         else:
             dist.all_reduce(b, group=dp)
     if pp and pp_batch:
