@@ -361,17 +361,35 @@ bool diag_rank_exited(struct diagnosis *d)
 
 /* ---- a rank that left early, without an error ---- */
 
-/* When the rank's process ended or began to: PyTorch's warning that
+/* When each rank's process ended or began to: PyTorch's warning that
  * destroy_process_group() was not called before program exit, or NCCL
  * tearing down its communicator of the whole job (a subgroup destroyed on
- * purpose is not leaving); T_NONE if neither. *ev gets the event. */
-static int64_t left_at(struct diagnosis *d, int rank, int64_t *ev)
+ * purpose is not leaving); T_NONE where neither. when[i] and ev[i] are for
+ * d->ranks[i]. */
+static void left_at(struct diagnosis *d, int64_t *when, int64_t *ev)
 {
-	*ev = q_int(d->db, 0,
-		    "SELECT event_id FROM events WHERE rank = %d AND time_us IS NOT NULL AND (kind = 'pg_destroy_warning'"
-		    " OR (kind = 'nccl_comm_teardown' AND field(fields, 'nranks') = %d))"
-		    " ORDER BY time_us, event_id LIMIT 1", rank, d->world);
-	return *ev ? q_int(d->db, T_NONE, "SELECT time_us FROM events WHERE event_id = %lld", (long long)*ev) : T_NONE;
+	for (size_t i = 0; i < d->nranks; i++) {
+		when[i] = T_NONE;
+		ev[i] = 0;
+	}
+	char *sql = sqlite3_mprintf(
+		"SELECT rank, time_us, event_id FROM events WHERE kind IN ('pg_destroy_warning', 'nccl_comm_teardown')"
+		" AND rank IS NOT NULL AND time_us IS NOT NULL"
+		" AND (kind = 'pg_destroy_warning' OR field(fields, 'nranks') = %d)", d->world);
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	sqlite3_free(sql);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct rank_facts *r = diag_rank(d, sqlite3_column_int(st, 0));
+		if (!r)
+			continue;
+		size_t i = (size_t)(r - d->ranks);
+		int64_t t = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
+		if (when[i] == T_NONE || t < when[i] || (t == when[i] && e < ev[i])) {
+			when[i] = t;
+			ev[i] = e;
+		}
+	}
+	sqlite3_finalize(st);
 }
 
 bool diag_rank_left(struct diagnosis *d)
@@ -386,10 +404,11 @@ bool diag_rank_left(struct diagnosis *d)
 	struct rank_facts *first = NULL;
 	int64_t first_t = T_NONE, first_ev = 0;
 	int64_t *when = xcalloc(d->nranks ? d->nranks : 1, sizeof(*when));
+	int64_t *evs = xcalloc(d->nranks ? d->nranks : 1, sizeof(*evs));
+	left_at(d, when, evs);
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
-		int64_t ev;
-		when[i] = left_at(d, r->rank, &ev);
+		int64_t ev = evs[i];
 		/* before anyone failed, and not after an error or a timeout of its own */
 		if (when[i] == T_NONE || when[i] >= d->t0 || (r->first_error_t != T_NONE && r->first_error_t <= when[i]) ||
 		    (r->first_timeout_t != T_NONE && r->first_timeout_t <= when[i])) {
@@ -402,6 +421,7 @@ bool diag_rank_left(struct diagnosis *d)
 			first_ev = ev;
 		}
 	}
+	free(evs);
 	if (!first) {
 		free(when);
 		return false;

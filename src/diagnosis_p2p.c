@@ -60,16 +60,27 @@ static int global_rank(struct diagnosis *d, const char *pg, int pg_rank)
 	return (int)q_int(d->db, pg_rank, "SELECT rank FROM pg_members WHERE pg = %Q AND pg_rank = %d", pg, pg_rank);
 }
 
+/* each rank's latest dump */
+static const char latest_sql[] =
+	"DROP TABLE IF EXISTS temp.p2p_dump;"
+	"CREATE TEMP TABLE p2p_dump(rank INTEGER PRIMARY KEY, source_id INTEGER);"
+	"INSERT INTO temp.p2p_dump SELECT e.rank, max(e.source_id) FROM fr_entries f"
+	"  JOIN events e ON e.event_id = f.event_id WHERE e.rank IS NOT NULL GROUP BY e.rank;";
+
 static const char dumps_sql[] =
 	"SELECT e.rank, f.event_id, f.op, f.pg_name, f.pg_desc, f.seq, f.p2p_seq, f.is_p2p, f.state"
 	" FROM fr_entries f JOIN events e ON e.event_id = f.event_id"
-	" WHERE e.rank IS NOT NULL AND e.rank >= 0 AND e.rank < ?1 AND e.source_id ="
-	"  (SELECT max(e2.source_id) FROM events e2 WHERE e2.kind = 'fr_entry' AND e2.rank = e.rank)"
+	" JOIN temp.p2p_dump p ON p.rank = e.rank AND p.source_id = e.source_id"
+	" WHERE e.rank >= 0 AND e.rank < ?1"
 	" ORDER BY e.rank, f.record_id";
 
 static bool load(struct p2p *p)
 {
-	p->n = (int)q_int(p->d->db, -1, "SELECT max(e.rank) FROM fr_entries f JOIN events e USING(event_id)") + 1;
+	/* nothing to follow without transfers: most jobs */
+	if (!q_int(p->d->db, 0, "SELECT EXISTS (SELECT 1 FROM fr_entries WHERE is_p2p = 1)"))
+		return false;
+	db_exec(p->d->db, latest_sql);
+	p->n = (int)q_int(p->d->db, -1, "SELECT max(rank) FROM temp.p2p_dump") + 1;
 	if (p->n <= 0 || p->n > (1 << 22))
 		return false;
 	p->r = xcalloc((size_t)p->n, sizeof(*p->r));
@@ -113,7 +124,7 @@ static bool next_is_transfer_with(struct p2p *p, int rank, int dir, int peer)
 	sqlite3_stmt *st = db_prepare(p->d->db,
 		"SELECT f.op, f.pg_name, coalesce(f.numel_in, -1), f.is_p2p FROM fr_entries f"
 		" JOIN events e ON e.event_id = f.event_id WHERE e.rank = ?1 AND e.source_id ="
-		"  (SELECT max(e2.source_id) FROM events e2 WHERE e2.kind = 'fr_entry' AND e2.rank = ?1)"
+		"  (SELECT source_id FROM temp.p2p_dump WHERE rank = ?1)"
 		" ORDER BY f.record_id DESC LIMIT 400");
 	sqlite3_bind_int(st, 1, rank);
 	char last_op[64] = "", last_pg[64] = "", after_op[64] = "", after_pg[64] = "";
@@ -149,7 +160,7 @@ static long last_enqueued(struct p2p *p, int rank, const char *pg)
 	return (long)q_int(p->d->db, -1,
 		"SELECT max(f.seq) FROM fr_entries f JOIN events e ON e.event_id = f.event_id"
 		" WHERE e.rank = %d AND f.pg_name = %Q AND f.is_p2p = 0 AND e.source_id ="
-		"  (SELECT max(e2.source_id) FROM events e2 WHERE e2.kind = 'fr_entry' AND e2.rank = %d)",
+		"  (SELECT source_id FROM temp.p2p_dump WHERE rank = %d)",
 		rank, pg, rank);
 }
 
