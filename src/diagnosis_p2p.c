@@ -117,8 +117,18 @@ static bool load(struct p2p *p)
 	return any;
 }
 
-/* The call that followed, the last time, the rank's last entry: what its
- * program does next. True when that is a transfer to or from peer. */
+/* What the rank's program does next, from its history: the calls that
+ * followed, the last time, the call it made last. True when the transfers
+ * that came first there (before any collective) include one to or from peer
+ * in that direction: a rank that stalls before a receive never makes the
+ * send that follows it either. */
+#define HISTORY_ROWS 400
+struct hist_row {
+	char op[64], pg[64];
+	int64_t numel;
+	bool p2p;
+};
+
 static bool next_is_transfer_with(struct p2p *p, int rank, int dir, int peer)
 {
 	sqlite3_stmt *st = db_prepare(p->d->db,
@@ -127,31 +137,28 @@ static bool next_is_transfer_with(struct p2p *p, int rank, int dir, int peer)
 		"  (SELECT source_id FROM temp.p2p_dump WHERE rank = ?1)"
 		" ORDER BY f.record_id DESC LIMIT 400");
 	sqlite3_bind_int(st, 1, rank);
-	char last_op[64] = "", last_pg[64] = "", after_op[64] = "", after_pg[64] = "";
-	int64_t last_numel = 0;
-	bool have_last = false, found = false;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *op = sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "";
-		const char *pg = sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "";
-		int64_t numel = sqlite3_column_int64(st, 2);
-		if (!have_last) {
-			snprintf(last_op, sizeof(last_op), "%s", op);
-			snprintf(last_pg, sizeof(last_pg), "%s", pg);
-			last_numel = numel;
-			have_last = true;
-		} else if (!strcmp(op, last_op) && !strcmp(pg, last_pg) && numel == last_numel) {
-			found = true; /* the previous time: after_* followed it */
+	struct hist_row *h = xcalloc(HISTORY_ROWS, sizeof(*h)); /* latest first */
+	int n = 0, prev = -1;
+	while (n < HISTORY_ROWS && sqlite3_step(st) == SQLITE_ROW) {
+		struct hist_row *r = &h[n];
+		snprintf(r->op, sizeof(r->op), "%s", sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+		snprintf(r->pg, sizeof(r->pg), "%s", sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
+		r->numel = sqlite3_column_int64(st, 2);
+		r->p2p = sqlite3_column_int(st, 3) != 0;
+		if (n > 0 && !strcmp(r->op, h[0].op) && !strcmp(r->pg, h[0].pg) && r->numel == h[0].numel) {
+			prev = n; /* the previous time: what followed it is at prev - 1, prev - 2, ... */
 			break;
 		}
-		snprintf(after_op, sizeof(after_op), "%s", op);
-		snprintf(after_pg, sizeof(after_pg), "%s", pg);
+		n++;
 	}
 	sqlite3_finalize(st);
-	if (!found || !after_op[0])
-		return false;
-	int pr;
-	int d = parse_transfer(after_op, &pr);
-	return d == dir && global_rank(p->d, after_pg, pr) == peer;
+	bool hit = false;
+	for (int i = prev - 1; prev > 0 && i >= 0 && h[i].p2p && !hit; i--) {
+		int pr, d = parse_transfer(h[i].op, &pr);
+		hit = d == dir && global_rank(p->d, h[i].pg, pr) == peer;
+	}
+	free(h);
+	return hit;
 }
 
 /* The highest sequence number rank enqueued in group pg (-1: none). */
@@ -235,7 +242,7 @@ static void write_verdict(struct p2p *p, const struct root *roots, size_t n)
 	if (r0->kind == ROOT_STALLED) {
 		buf_printf(&v->summary,
 			   "%s never posted its %s rank %d: %s waited in \"%s\" (transfer #%ld of group %s) and blocked"
-			   " the collectives after it. %s had nothing pending and that transfer was its next call,",
+			   " the collectives after it. %s had nothing pending and, by its own history, that transfer came next,",
 			   who.data, verb, r0->waiter, waiter.data, w->op, w->p2p_seq, v->pg, who.data);
 		struct rank_facts *rf = diag_rank(d, r0->rank);
 		if (rf && rf->responsive)

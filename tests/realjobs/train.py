@@ -20,6 +20,8 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
                 and goes on to the final barrier
   stall_pp      the rank blocks in host code before its pipeline send (PP=1)
   skip_send     the rank skips its pipeline send (PP=1)
+  stall_recv    the rank blocks in host code before its pipeline receive (PP=1)
+  skip_recv     the rank skips its pipeline receive (PP=1)
 
 PP=1 adds a pipeline stage to every step: each rank receives an activation
 from the same local rank of the node before it and sends one to the node
@@ -145,7 +147,11 @@ for step in range(steps):
                 req.wait()
     elif pp:
         if node > 0:
-            dist.recv(act, src=rank - local_world, group=pp_group)
+            if hit("stall_recv", step):
+                log.info("rank=%d waiting on the input pipeline", rank)
+                time.sleep(3600)
+            if not hit("skip_recv", step):
+                dist.recv(act, src=rank - local_world, group=pp_group)
         if node < nodes - 1:
             if hit("stall_pp", step):
                 log.info("rank=%d waiting on the input pipeline", rank)
