@@ -242,8 +242,9 @@ static void write_verdict(struct p2p *p, const struct root *roots, size_t n)
 	if (r0->kind == ROOT_STALLED) {
 		buf_printf(&v->summary,
 			   "%s never posted its %s rank %d: %s waited in \"%s\" (transfer #%ld of group %s) and blocked"
-			   " the collectives after it. %s had nothing pending and, by its own history, that transfer came next,",
-			   who.data, verb, r0->waiter, waiter.data, w->op, w->p2p_seq, v->pg, who.data);
+			   " the collectives after it. Rank %d had nothing pending and, by its own history, that transfer"
+			   " came next,",
+			   who.data, verb, r0->waiter, waiter.data, w->op, w->p2p_seq, v->pg, r0->rank);
 		struct rank_facts *rf = diag_rank(d, r0->rank);
 		if (rf && rf->responsive)
 			buf_puts(&v->summary, " and it was alive (it answered the dump request): it was stuck in host code"
@@ -258,10 +259,10 @@ static void write_verdict(struct p2p *p, const struct root *roots, size_t n)
 		char g[128];
 		diag_pg_display(d, cr->pg, g, sizeof(g));
 		buf_printf(&v->summary,
-			   "%s skipped its %s rank %d: %s waited in \"%s\" (transfer #%ld of group %s), but %s went on to"
-			   " %s #%ld of group %s, which %s never reached, and the two waited for each other.",
-			   who.data, verb, r0->waiter, waiter.data, w->op, w->p2p_seq, v->pg, who.data, cr->op, cr->seq, g,
-			   waiter.data);
+			   "%s skipped its %s rank %d: %s waited in \"%s\" (transfer #%ld of group %s), but rank %d went on"
+			   " to %s #%ld of group %s, which rank %d never reached, and the two waited for each other.",
+			   who.data, verb, r0->waiter, waiter.data, w->op, w->p2p_seq, v->pg, r0->rank, cr->op, cr->seq, g,
+			   r0->waiter);
 	}
 	if (n > 1) {
 		struct buf l = {0};
