@@ -95,6 +95,7 @@ bool diag_rank_exited(struct diagnosis *d);
 bool diag_rank_left(struct diagnosis *d); /* a rank whose process ended, without an error, before the failure */
 bool diag_mismatch(struct diagnosis *d);
 bool diag_p2p(struct diagnosis *d);       /* diagnosis_p2p.c: a transfer (send/recv) never posted or skipped */
+bool diag_transfer_counts(struct diagnosis *d); /* diagnosis_p2p.c: a completed job whose pairs counted differently */
 bool diag_stalled(struct diagnosis *d);
 bool diag_unresponsive(struct diagnosis *d);
 bool diag_stalled_text(struct diagnosis *d);

@@ -309,3 +309,68 @@ bool diag_p2p(struct diagnosis *d)
 	free(p.r);
 	return done;
 }
+
+/* ---- a completed job whose two ends of a pair did not count the same ---- */
+
+/* The transfers each rank made, per group, direction and peer, from its
+ * latest dump (flight_recorder.c counts them where the ring never wrapped);
+ * pairs whose sender and receiver disagree. */
+static const char pair_counts_sql[] =
+	"WITH t AS (SELECT e.rank, e.event_id, CAST(json_extract(j.value, '$.pg_name') AS TEXT) AS pg,"
+	"   json_extract(j.value, '$.dir') AS dir, json_extract(j.value, '$.peer') AS peer,"
+	"   json_extract(j.value, '$.n') AS n"
+	"  FROM events e, json_each(e.fields, '$.transfers') j"
+	"  WHERE e.kind = 'fr_kept' AND e.rank IS NOT NULL AND json_valid(e.fields) AND e.source_id ="
+	"   (SELECT max(e2.source_id) FROM events e2 WHERE e2.kind = 'fr_kept' AND e2.rank = e.rank)),"
+	" g AS (SELECT t.*, coalesce((SELECT m.rank FROM pg_members m WHERE m.pg = t.pg AND m.pg_rank = t.peer),"
+	"   t.peer) AS gpeer FROM t)"
+	" SELECT s.rank, r.rank, s.pg, s.n, r.n, s.event_id, r.event_id FROM g s JOIN g r"
+	"  ON s.dir = 'send' AND r.dir = 'recv' AND s.pg = r.pg AND s.gpeer = r.rank AND r.gpeer = s.rank"
+	" WHERE s.n <> r.n ORDER BY s.pg, s.rank, r.rank LIMIT 64";
+
+bool diag_transfer_counts(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	sqlite3_stmt *st = db_prepare(d->db, pair_counts_sql);
+	size_t n = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int sender = sqlite3_column_int(st, 0), receiver = sqlite3_column_int(st, 1);
+		int64_t sends = sqlite3_column_int64(st, 3), recvs = sqlite3_column_int64(st, 4);
+		bool recv_skipped = sends > recvs;
+		int culprit = recv_skipped ? receiver : sender;
+		if (!v_has_culprit(v, culprit))
+			v_culprit(v, culprit);
+		if (n++ > 0)
+			continue;
+		v->outcome = "completed";
+		v->cause = "collective_mismatch";
+		v->confidence = "medium";
+		v->first_failure_t = T_NONE;
+		diag_pg_display(d, (const char *)sqlite3_column_text(st, 2), v->pg, sizeof(v->pg));
+		v->seq = -1;
+		snprintf(v->op, sizeof(v->op), "%s", recv_skipped ? "RECV" : "SEND");
+		struct buf who = {0};
+		rank_desc(d, culprit, &who);
+		buf_printf(&v->summary,
+			   "The job completed, but the two ends of a transfer did not count the same: rank %d sent %lld"
+			   " transfers to rank %d in group %s, and rank %d received %lld: %s skipped a %s, NCCL matched"
+			   " each later %s with an earlier %s, and from there on the data was one transfer off",
+			   sender, (long long)sends, receiver, v->pg, receiver, (long long)recvs, who.data,
+			   recv_skipped ? "receive" : "send", recv_skipped ? "receive" : "send",
+			   recv_skipped ? "send" : "receive");
+		if (recv_skipped)
+			buf_puts(&v->summary, " (the sends were small enough to complete without their receive)");
+		buf_putc(&v->summary, '.');
+		v_cite_event(v, sqlite3_column_int64(st, 5), "the sender's count (its final dump)");
+		v_cite_event(v, sqlite3_column_int64(st, 6), "the receiver's count (its final dump)");
+		buf_free(&who);
+	}
+	sqlite3_finalize(st);
+	if (n > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " %zu pairs disagree; ranks named: %s.", n, l.data);
+		buf_free(&l);
+	}
+	return n > 0;
+}

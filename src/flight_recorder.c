@@ -296,6 +296,72 @@ static void find_batches(const struct pk_value *entries, size_t n, struct entry_
 	}
 }
 
+/* Transfers per (group, direction, peer) over the whole dump, written into
+ * the fr_kept event when the ring never wrapped (its first record is the
+ * process's first): then they count every transfer the process made, and
+ * the two ends of a pair must agree. A skipped receive whose send completed
+ * anyway (a small message) leaves no other trace. */
+#define FR_MAX_PAIRS 64
+struct transfer_count {
+	char pg[64];
+	bool send;
+	int64_t peer;
+	int64_t n;
+};
+
+static void count_transfers(const struct pk_value *entries, size_t n, struct buf *b)
+{
+	int64_t first = -1;
+	if (n == 0 || !pk_int(pk_get(pk_item(entries, 0), "record_id"), &first) || first != 0)
+		return;
+	struct transfer_count c[FR_MAX_PAIRS];
+	size_t nc = 0;
+	for (size_t k = 0; k < n; k++) {
+		const struct pk_value *e = pk_item(entries, k);
+		size_t len;
+		const char *name = get_str(e, "profiling_name", &len);
+		long long a, peer;
+		bool send;
+		if (!name || !is_transfer(e))
+			continue;
+		if (sscanf(name, "nccl:send %lld->%lld", &a, &peer) == 2)
+			send = true;
+		else if (sscanf(name, "nccl:recv %lld<-%lld", &a, &peer) == 2)
+			send = false;
+		else
+			continue;
+		size_t pl = 0;
+		const char *pg = pk_str(pk_item(pk_get(e, "process_group"), 0), &pl);
+		if (!pg || pl >= sizeof(c[0].pg))
+			continue;
+		size_t i = 0;
+		while (i < nc && !(c[i].send == send && c[i].peer == peer && strlen(c[i].pg) == pl &&
+				   memcmp(c[i].pg, pg, pl) == 0))
+			i++;
+		if (i == nc) {
+			if (nc == FR_MAX_PAIRS)
+				return; /* too many peers to say anything whole */
+			memcpy(c[i].pg, pg, pl);
+			c[i].pg[pl] = '\0';
+			c[i].send = send;
+			c[i].peer = peer;
+			c[i].n = 0;
+			nc++;
+		}
+		c[i].n++;
+	}
+	if (!nc)
+		return;
+	buf_puts(b, ",\"transfers\":[");
+	for (size_t i = 0; i < nc; i++) {
+		buf_puts(b, i ? ",{\"pg_name\":" : "{\"pg_name\":");
+		buf_json_str(b, c[i].pg, strlen(c[i].pg));
+		buf_printf(b, ",\"dir\":\"%s\",\"peer\":%lld,\"n\":%lld}", c[i].send ? "send" : "recv",
+			   (long long)c[i].peer, (long long)c[i].n);
+	}
+	buf_putc(b, ']');
+}
+
 static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t index, const struct entry_batch *batch,
 		       struct buf *b, struct buf *tmp)
 {
@@ -507,7 +573,9 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	free(keep);
 	free(batch);
 	buf_clear(&b);
-	buf_printf(&b, "{\"entries\":%zu,\"entries_kept\":%zu}", n, kept);
+	buf_printf(&b, "{\"entries\":%zu,\"entries_kept\":%zu", n, kept);
+	count_transfers(entries, n, &b);
+	buf_putc(&b, '}');
 	emit(&fe, 0, "fr_kept", "info", &b, false, 0);
 	buf_free(&b);
 	buf_free(&tmp);
