@@ -89,6 +89,7 @@ void v_missing(struct verdict *v, const char *fmt, ...) NF_PRINTF(2, 3);
 
 /* causes, tried in this order; each returns true when it decided */
 bool diag_hardware(struct diagnosis *d);  /* diagnosis_hardware.c: a GPU fault or a lost link before the failure */
+bool diag_before_init(struct diagnosis *d); /* diagnosis_crash.c: ranks that never reached communicator init */
 bool diag_init_failure(struct diagnosis *d);
 bool diag_app_exception(struct diagnosis *d);
 bool diag_rank_exited(struct diagnosis *d);

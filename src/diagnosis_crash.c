@@ -471,3 +471,77 @@ bool diag_rank_left(struct diagnosis *d)
 	buf_free(&who);
 	return true;
 }
+
+/* ---- a rank that never reached communicator init ---- */
+
+/* No rank got past init, most began NCCL's communicator init (or failed
+ * waiting for it), and a few never did: alive (they logged), but no NCCL
+ * line at all. They were stuck before init_process_group (loading data,
+ * say), and the others waited for them: for the unique id the first rank
+ * publishes, or for every rank to join. */
+bool diag_before_init(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	if (d->completed || q_int(d->db, 0, "SELECT count(*) FROM rank_status WHERE init_complete = 1") > 0)
+		return false;
+	/* an init that failed on its own (no interface): the init failure's */
+	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE kind IN ('nccl_no_socket_if', 'nccl_net_no_interface')") > 0)
+		return false;
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT r.rank, (SELECT count(*) FROM events e WHERE e.rank = r.rank AND e.kind >= 'nccl_' AND e.kind < 'nccl`')"
+		" AS nccl, r.events, r.first_error_time_us FROM rank_status r ORDER BY r.rank");
+	size_t began = 0, stuck = 0;
+	int *who = xcalloc(d->nranks ? d->nranks : 1, sizeof(int));
+	bool stuck_failed = false;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_int64(st, 1) > 0) {
+			began++;
+		} else if (sqlite3_column_int64(st, 2) > 0 && stuck < d->nranks) {
+			who[stuck++] = sqlite3_column_int(st, 0);
+			stuck_failed |= sqlite3_column_type(st, 3) != SQLITE_NULL;
+		}
+	}
+	sqlite3_finalize(st);
+	if (stuck == 0 || stuck_failed || began < stuck || began + stuck < (size_t)d->world) {
+		free(who);
+		return false;
+	}
+	for (size_t i = 0; i < stuck; i++)
+		v_culprit(v, who[i]);
+	free(who);
+	v->outcome = d->t0 != T_NONE ? "init_failure" : "hang";
+	v->cause = "rank_stalled";
+	v->confidence = "medium";
+	v->first_failure_t = d->t0;
+	struct buf l = {0}, first = {0};
+	fmt_rank_list(v->culprits, v->nculprits, &l);
+	rank_desc(d, v->culprits[0], &first);
+	if (v->nculprits == 1)
+		buf_printf(&v->summary, "%s never reached NCCL's communicator init", first.data);
+	else
+		buf_printf(&v->summary, "Ranks %s never reached NCCL's communicator init", l.data);
+	buf_printf(&v->summary, ": alive (%s logged) but with no NCCL line at all, while the other %zu rank%s began it",
+		   v->nculprits == 1 ? "it" : "they", began, began == 1 ? "" : "s");
+	if (d->t0 != T_NONE) {
+		char t[32];
+		fmt_time(d->t0, t, sizeof(t));
+		buf_printf(&v->summary, " and failed from %s on, waiting for %s (for the NCCL unique id that the group's"
+					" first rank publishes, or for every rank to join)",
+			   t, v->nculprits == 1 ? "it" : "them");
+	} else {
+		buf_printf(&v->summary, " and waited for %s: nothing timed out", v->nculprits == 1 ? "it" : "them");
+	}
+	buf_puts(&v->summary, ". Stuck in host code before init_process_group (loading data, a barrier of its own?).");
+	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM events WHERE rank = %d", v->culprits[0]),
+		     "the culprit's last line");
+	v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'nccl_comm_init'"),
+		     "a peer beginning init");
+	if (d->t0 != T_NONE)
+		v_cite_event(v, q_int(d->db, 0,
+				      "SELECT event_id FROM events WHERE class IN ('error', 'timeout') AND rank IS NOT NULL"
+				      " ORDER BY time_us IS NULL, time_us, event_id LIMIT 1"),
+			     "a peer failing in init");
+	buf_free(&l);
+	buf_free(&first);
+	return true;
+}

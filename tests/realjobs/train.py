@@ -15,6 +15,7 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
   skip_bcast    the rank skips the broadcast on the default group
   freeze        every rank of the rank's node stops itself and its agent (SIGSTOP)
   straggler     the rank sleeps arg seconds every step (from step 0)
+  stall_init    the rank blocks in host code before init_process_group (step ignored)
   exit0         the rank exits with status 0 (sys.exit) at the start of the step
   short         the rank leaves the loop at the step (as when its data runs out)
                 and goes on to the final barrier
@@ -66,6 +67,9 @@ log.info("rank=%d host=%s pid=%d node=%d local_rank=%d world=%d", rank, socket.g
 torch.cuda.set_device(local_rank % torch.cuda.device_count())
 dev = torch.device("cuda", torch.cuda.current_device())
 timeout = datetime.timedelta(seconds=int(os.environ.get("WATCHDOG_S", "20")))
+if kind == "stall_init" and rank == f_rank:
+    log.info("rank=%d loading the dataset", rank)
+    time.sleep(3600)
 dist.init_process_group("nccl", timeout=timeout, device_id=dev)
 
 nodes = world // local_world
