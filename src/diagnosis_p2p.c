@@ -20,8 +20,7 @@
 
 #include "case_db.h"
 #include "diagnosis.h"
-
-enum { DIR_NONE, DIR_SEND, DIR_RECV };
+#include "flight_recorder.h"
 
 /* what one rank's flight recorder says: its latest dump */
 struct fr_rank {
@@ -38,21 +37,6 @@ struct p2p {
 	struct fr_rank *r;
 	int n;               /* ranks 0 .. n-1 */
 };
-
-/* "send 0->2" / "recv 2<-0": the direction and the peer's rank in the group */
-static int parse_transfer(const char *op, int *peer)
-{
-	int a, b;
-	if (sscanf(op, "send %d->%d", &a, &b) == 2) {
-		*peer = b;
-		return DIR_SEND;
-	}
-	if (sscanf(op, "recv %d<-%d", &a, &b) == 2) {
-		*peer = b;
-		return DIR_RECV;
-	}
-	return DIR_NONE;
-}
 
 /* The global rank of rank pg_rank of group pg (the same in the default group). */
 static int global_rank(struct diagnosis *d, const char *pg, int pg_rank)
@@ -94,7 +78,7 @@ static bool load(struct p2p *p)
 		const char *op = (const char *)sqlite3_column_text(st, 2);
 		int peer;
 		/* the entry that closes a batch of transfers stands for them: they come first */
-		bool closer = sqlite3_column_int(st, 7) && parse_transfer(op ? op : "", &peer) == DIR_NONE;
+		bool closer = sqlite3_column_int(st, 7) && fr_transfer_of(op ? op : "", &peer) == FR_NOT_TRANSFER;
 		if (r->pending || closer || (state && strcmp(state, "completed") == 0))
 			continue;
 		r->pending = true;
@@ -106,8 +90,8 @@ static bool load(struct p2p *p)
 		r->p2p_seq = (long)db_column_int_or(st, 6, -1);
 		r->peer = -1;
 		if (sqlite3_column_int(st, 7)) {
-			r->dir = parse_transfer(r->op, &peer);
-			if (r->dir != DIR_NONE) {
+			r->dir = fr_transfer_of(r->op, &peer);
+			if (r->dir != FR_NOT_TRANSFER) {
 				r->peer = global_rank(p->d, r->pg, peer);
 				any = true;
 			}
@@ -154,7 +138,7 @@ static bool next_is_transfer_with(struct p2p *p, int rank, int dir, int peer)
 	sqlite3_finalize(st);
 	bool hit = false;
 	for (int i = prev - 1; prev > 0 && i >= 0 && h[i].p2p && !hit; i--) {
-		int pr, d = parse_transfer(h[i].op, &pr);
+		int pr, d = fr_transfer_of(h[i].op, &pr);
 		hit = d == dir && global_rank(p->d, h[i].pg, pr) == peer;
 	}
 	free(h);
@@ -184,20 +168,20 @@ static bool follow(struct p2p *p, int w, struct root *out)
 {
 	for (int hops = 0; hops < p->n; hops++) {
 		struct fr_rank *wr = &p->r[w];
-		if (!wr->pending || wr->dir == DIR_NONE || wr->peer < 0 || wr->peer >= p->n || wr->peer == w)
+		if (!wr->pending || wr->dir == FR_NOT_TRANSFER || wr->peer < 0 || wr->peer >= p->n || wr->peer == w)
 			return false;
 		int peer = wr->peer;
 		struct fr_rank *pr = &p->r[peer];
 		if (!pr->dump)
 			return false;
-		int want = wr->dir == DIR_RECV ? DIR_SEND : DIR_RECV;
+		int want = wr->dir == FR_RECV ? FR_SEND : FR_RECV;
 		if (!pr->pending) {
 			if (!next_is_transfer_with(p, peer, want, w))
 				return false;
 			*out = (struct root){ROOT_STALLED, peer, w};
 			return true;
 		}
-		if (pr->dir == DIR_NONE) {
+		if (pr->dir == FR_NOT_TRANSFER) {
 			long le = last_enqueued(p, w, pr->pg);
 			bool member = q_int(p->d->db, 0, "SELECT count(*) FROM pg_members WHERE pg = %Q AND rank = %d",
 					    pr->pg, w) > 0;
@@ -215,7 +199,7 @@ static bool follow(struct p2p *p, int w, struct root *out)
 
 static const char *dir_name(int dir)
 {
-	return dir == DIR_SEND ? "SEND" : "RECV";
+	return dir == FR_SEND ? "SEND" : "RECV";
 }
 
 static void write_verdict(struct p2p *p, const struct root *roots, size_t n)
@@ -224,7 +208,7 @@ static void write_verdict(struct p2p *p, const struct root *roots, size_t n)
 	struct verdict *v = &d->v;
 	const struct root *r0 = &roots[0];
 	const struct fr_rank *w = &p->r[r0->waiter];
-	int missed = w->dir == DIR_RECV ? DIR_SEND : DIR_RECV;
+	int missed = w->dir == FR_RECV ? FR_SEND : FR_RECV;
 	for (size_t i = 0; i < n; i++)
 		if (!v_has_culprit(v, roots[i].rank))
 			v_culprit(v, roots[i].rank);
@@ -238,7 +222,7 @@ static void write_verdict(struct p2p *p, const struct root *roots, size_t n)
 	struct buf who = {0}, waiter = {0};
 	rank_desc(d, r0->rank, &who);
 	rank_desc(d, r0->waiter, &waiter);
-	const char *verb = missed == DIR_SEND ? "send to" : "receive from";
+	const char *verb = missed == FR_SEND ? "send to" : "receive from";
 	if (r0->kind == ROOT_STALLED) {
 		buf_printf(&v->summary,
 			   "%s never posted its %s rank %d: %s waited in \"%s\" (transfer #%ld of group %s) and blocked"

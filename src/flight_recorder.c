@@ -296,6 +296,16 @@ static void find_batches(const struct pk_value *entries, size_t n, struct entry_
 	}
 }
 
+enum fr_transfer fr_transfer_of(const char *op, int *peer)
+{
+	int a;
+	if (sscanf(op, "send %d->%d", &a, peer) == 2)
+		return FR_SEND;
+	if (sscanf(op, "recv %d<-%d", &a, peer) == 2)
+		return FR_RECV;
+	return FR_NOT_TRANSFER;
+}
+
 /* Transfers per (group, direction, peer) over the whole dump, written into
  * the fr_kept event when the ring never wrapped (its first record is the
  * process's first): then they count every transfer the process made, and
@@ -320,16 +330,13 @@ static void count_transfers(const struct pk_value *entries, size_t n, struct buf
 		const struct pk_value *e = pk_item(entries, k);
 		size_t len;
 		const char *name = get_str(e, "profiling_name", &len);
-		long long a, peer;
-		bool send;
-		if (!name || !is_transfer(e))
+		int peer;
+		if (!name || !is_transfer(e) || len < 5 || strncmp(name, "nccl:", 5) != 0)
 			continue;
-		if (sscanf(name, "nccl:send %lld->%lld", &a, &peer) == 2)
-			send = true;
-		else if (sscanf(name, "nccl:recv %lld<-%lld", &a, &peer) == 2)
-			send = false;
-		else
+		enum fr_transfer dir = fr_transfer_of(name + 5, &peer);
+		if (dir == FR_NOT_TRANSFER)
 			continue;
+		bool send = dir == FR_SEND;
 		size_t pl = 0;
 		const char *pg = pk_str(pk_item(pk_get(e, "process_group"), 0), &pl);
 		if (!pg || pl >= sizeof(c[0].pg))

@@ -30,4 +30,10 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 /* Forgets the group configurations seen in earlier dumps (one ingest). */
 void fr_forget_configs(void);
 
+/* A transfer's direction from its operation as the recorder names it
+ * without the "nccl:" prefix ("send 0->2", "recv 2<-0"), with the peer's
+ * rank in the group in *peer; FR_NOT_TRANSFER for anything else. */
+enum fr_transfer { FR_NOT_TRANSFER, FR_SEND, FR_RECV };
+enum fr_transfer fr_transfer_of(const char *op, int *peer);
+
 #endif
