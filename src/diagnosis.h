@@ -94,6 +94,7 @@ bool diag_init_failure(struct diagnosis *d);
 bool diag_app_exception(struct diagnosis *d);
 bool diag_rank_exited(struct diagnosis *d);
 bool diag_rank_left(struct diagnosis *d); /* a rank whose process ended, without an error, before the failure */
+bool diag_rank_vanished(struct diagnosis *d); /* diagnosis_vanished.c: died unreported, its peers' connections closed */
 bool diag_mismatch(struct diagnosis *d);
 bool diag_p2p(struct diagnosis *d);       /* diagnosis_p2p.c: a transfer (send/recv) never posted or skipped */
 bool diag_transfer_counts(struct diagnosis *d); /* diagnosis_p2p.c: a completed job whose pairs counted differently */

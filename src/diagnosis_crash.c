@@ -365,16 +365,19 @@ bool diag_rank_exited(struct diagnosis *d)
  * destroy_process_group() was not called before program exit, or NCCL
  * tearing down its communicator of the whole job (a subgroup destroyed on
  * purpose is not leaving); T_NONE where neither. when[i] and ev[i] are for
- * d->ranks[i]. */
-static void left_at(struct diagnosis *d, int64_t *when, int64_t *ev)
+ * d->ranks[i]. A teardown without a time of its own (NCCL's lines in a
+ * per-rank file, with no timed line around them) counts from the rank's last
+ * timed line, and only for a rank that never failed or dumped: untimed[i]. */
+static void left_at(struct diagnosis *d, int64_t *when, int64_t *ev, bool *untimed)
 {
 	for (size_t i = 0; i < d->nranks; i++) {
 		when[i] = T_NONE;
 		ev[i] = 0;
+		untimed[i] = false;
 	}
 	char *sql = sqlite3_mprintf(
 		"SELECT rank, time_us, event_id FROM events WHERE kind IN ('pg_destroy_warning', 'nccl_comm_teardown')"
-		" AND rank IS NOT NULL AND time_us IS NOT NULL"
+		" AND rank IS NOT NULL"
 		" AND (kind = 'pg_destroy_warning' OR field(fields, 'nranks') = %d)", d->world);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
@@ -384,9 +387,16 @@ static void left_at(struct diagnosis *d, int64_t *when, int64_t *ev)
 			continue;
 		size_t i = (size_t)(r - d->ranks);
 		int64_t t = sqlite3_column_int64(st, 1), e = sqlite3_column_int64(st, 2);
+		bool no_time = sqlite3_column_type(st, 1) == SQLITE_NULL;
+		if (no_time) {
+			if (r->first_error_t != T_NONE || r->first_timeout_t != T_NONE || r->has_dump || r->last_t == T_NONE)
+				continue;
+			t = r->last_t;
+		}
 		if (when[i] == T_NONE || t < when[i] || (t == when[i] && e < ev[i])) {
 			when[i] = t;
 			ev[i] = e;
+			untimed[i] = no_time;
 		}
 	}
 	sqlite3_finalize(st);
@@ -405,7 +415,9 @@ bool diag_rank_left(struct diagnosis *d)
 	int64_t first_t = T_NONE, first_ev = 0;
 	int64_t *when = xcalloc(d->nranks ? d->nranks : 1, sizeof(*when));
 	int64_t *evs = xcalloc(d->nranks ? d->nranks : 1, sizeof(*evs));
-	left_at(d, when, evs);
+	bool *untimed = xcalloc(d->nranks ? d->nranks : 1, sizeof(*untimed));
+	left_at(d, when, evs, untimed);
+	bool first_untimed = false;
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
 		int64_t ev = evs[i];
@@ -419,9 +431,11 @@ bool diag_rank_left(struct diagnosis *d)
 			first = r;
 			first_t = when[i];
 			first_ev = ev;
+			first_untimed = untimed[i];
 		}
 	}
 	free(evs);
+	free(untimed);
 	if (!first) {
 		free(when);
 		return false;
@@ -441,16 +455,21 @@ bool diag_rank_left(struct diagnosis *d)
 	fmt_time(d->t0, t0, sizeof(t0));
 	bool warned = q_int(d->db, 0, "SELECT count(*) FROM events WHERE event_id = %lld AND kind = 'pg_destroy_warning'",
 			    (long long)first_ev) > 0;
-	buf_printf(&v->summary, "%s left the job early, without an error: at %s %s, before any rank failed (%s)", who.data,
-		   t, warned ? "its process exited (PyTorch warned that destroy_process_group() was not called before"
+	buf_printf(&v->summary, "%s left the job early, without an error: %s %s %s, before any rank failed (%s)",
+		   who.data, first_untimed ? "after its last timed line at" : "at", t,
+		   first_untimed ? "it tore its NCCL communicators down (those lines carry no time)"
+		   : warned ? "its process exited (PyTorch warned that destroy_process_group() was not called before"
 			       " program exit)"
 			     : "it tore its NCCL communicators down",
 		   t0);
 	if (first->exited)
 		buf_printf(&v->summary, "; it exited with code %d", first->exit_code);
-	else
+	else if (q_int(d->db, 0, "SELECT count(*) FROM sources WHERE kind = 'console'") > 0)
 		buf_puts(&v->summary, "; its launcher reported no failure for it, so it most likely ended normally"
 				      " (status 0: a return or sys.exit that the other ranks did not make)");
+	else
+		buf_puts(&v->summary, "; the launcher's output is not in the logs, but with no error of its own it most"
+				      " likely ended normally (a return or sys.exit that the other ranks did not make)");
 	if (first->last_step >= 0)
 		buf_printf(&v->summary, ", after step %ld", first->last_step);
 	buf_printf(&v->summary, ". Its peers went on, waited for it in their next collective and failed from %s on.", t0);

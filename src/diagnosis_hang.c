@@ -828,6 +828,20 @@ bool diag_stalled(struct diagnosis *d)
 		free(bl);
 		return false;
 	}
+	/* roots whose watchdog could not run and that never answered were not
+	 * scheduled at all (a frozen host, stopped processes): how far each got
+	 * before is luck, the silence is the cause, which the unresponsive
+	 * diagnosis names for all of them */
+	bool all_frozen = any_root;
+	for (size_t i = 0; i < v->nculprits && all_frozen; i++) {
+		struct rank_facts *f = diag_rank(d, v->culprits[i]);
+		all_frozen = f && f->frozen && !f->responsive;
+	}
+	if (all_frozen) {
+		v->nculprits = 0;
+		free(bl);
+		return false;
+	}
 	/* a cycle of waits with no skip to explain it: which rank started it
 	 * cannot be told from what the logs say of the groups */
 	if (!any_root) {

@@ -1,0 +1,184 @@
+/* diagnosis_vanished.c: a process that ended without a word.
+ *
+ * No launcher reported its exit (the launcher's output was not collected, or
+ * died with it); it logged no error and no timeout and left no flight-recorder
+ * dump; it stopped logging at about the first failure while its peers lived
+ * on; and that first failure is a peer losing a connection (closed by the
+ * remote end, or NCCL's remote error). A process that hangs keeps its
+ * sockets open until its peers time out; one whose sockets close died.
+ *
+ * When a rank logged NCCL's "[Service thread] Connection closed by localRank
+ * N" about a silent rank of its host, that one went first: the silent ranks
+ * seen going are named before those nobody saw go (which may have been taken
+ * down by the launcher after them), and a silent reporter followed (the
+ * launcher's cleanup of the node, or the same kill: without the launcher's
+ * report the two cannot be told apart). */
+#include "diagnosis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_db.h"
+
+/* Times of NCCL's debug files have whole seconds: a lost connection logged
+ * at 12:00:05 happened before 12:00:06. */
+#define SECOND_US 1000000LL
+
+/* The first lost connection, if it is the job's first failure: at t0 (to
+ * the second), and no watchdog had timed out before it. 0 if none. */
+static int64_t first_lost_connection(struct diagnosis *d, int64_t *when)
+{
+	int64_t ev = q_int(d->db, 0,
+		"SELECT event_id FROM events WHERE rank IS NOT NULL AND time_us BETWEEN %lld AND %lld"
+		" AND (kind = 'nccl_socket_closed' OR (kind = 'nccl_error_code' AND field(fields, 'code') = 'ncclRemoteError'))"
+		" ORDER BY time_us, event_id LIMIT 1",
+		(long long)d->t0, (long long)(d->t0 + SECOND_US));
+	if (!ev)
+		return 0;
+	*when = q_int(d->db, T_NONE, "SELECT time_us FROM events WHERE event_id = %lld", (long long)ev);
+	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE kind = 'pg_watchdog_timeout' AND time_us < %lld",
+		  (long long)*when) > 0)
+		return 0;
+	return ev;
+}
+
+/* Silent since the loss: logged, no dump, no launcher report, no error or
+ * timeout of its own, last line within a second of the loss. */
+static bool went_silent(const struct rank_facts *r, int64_t lost_t)
+{
+	return r->events > 0 && !r->has_dump && !r->exited && r->first_error_t == T_NONE &&
+	       r->first_timeout_t == T_NONE && r->last_t != T_NONE && r->last_t < lost_t + SECOND_US;
+}
+
+/* The rank of host at NCCL local rank k: the k-th of the host's ranks. */
+static struct rank_facts *host_local(struct diagnosis *d, const char *host, int k)
+{
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (k >= 0 && strcmp(r->host, host) == 0 && k-- == 0)
+			return r;
+	}
+	return NULL;
+}
+
+bool diag_rank_vanished(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	if (d->t0 == T_NONE || d->completed)
+		return false;
+	int64_t lost_t = T_NONE;
+	int64_t lost_ev = first_lost_connection(d, &lost_t);
+	if (!lost_ev)
+		return false;
+	bool *silent = xcalloc(d->nranks ? d->nranks : 1, sizeof(*silent));
+	bool *follower = xcalloc(d->nranks ? d->nranks : 1, sizeof(*follower));
+	bool *seen = xcalloc(d->nranks ? d->nranks : 1, sizeof(*seen));
+	size_t nsilent = 0, lived_on = 0;
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		silent[i] = went_silent(r, lost_t);
+		nsilent += silent[i];
+		if (!silent[i] && (r->has_dump || (r->last_t != T_NONE && r->last_t >= lost_t)))
+			lived_on++;
+	}
+	if (!nsilent || !lived_on || nsilent * 2 > d->nranks) {
+		free(silent);
+		free(follower);
+		free(seen);
+		return false;
+	}
+	/* who saw whom go, on the same host */
+	int64_t saw_ev = 0;
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT rank, field(fields, 'peer_local_rank'), event_id FROM events"
+		" WHERE kind = 'nccl_service_closed' AND rank IS NOT NULL ORDER BY event_id");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct rank_facts *y = diag_rank(d, sqlite3_column_int(st, 0));
+		if (!y || !y->host[0])
+			continue;
+		struct rank_facts *x = host_local(d, y->host, sqlite3_column_int(st, 1));
+		if (!x || x == y || !silent[x - d->ranks])
+			continue;
+		seen[x - d->ranks] = true;
+		if (silent[y - d->ranks])
+			follower[y - d->ranks] = true;
+		if (!saw_ev)
+			saw_ev = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	/* those seen going first; else the silent ones that saw nobody go; else all */
+	bool any_seen = false;
+	for (size_t i = 0; i < d->nranks; i++)
+		any_seen |= silent[i] && seen[i] && !follower[i];
+	struct rank_facts *first = NULL;
+	for (int pass = 0; pass < 2 && !first; pass++)
+		for (size_t i = 0; i < d->nranks; i++)
+			if (silent[i] && (pass == 1 || (!follower[i] && (seen[i] || !any_seen)))) {
+				v_culprit(v, d->ranks[i].rank);
+				if (!first)
+					first = &d->ranks[i];
+			}
+	/* a whole host silent together is the host (or its launcher) going */
+	size_t on_host = 0, culprits_on_host = 0;
+	for (size_t i = 0; i < d->nranks; i++)
+		if (strcmp(d->ranks[i].host, first->host) == 0) {
+			on_host++;
+			culprits_on_host += v_has_culprit(v, d->ranks[i].rank);
+		}
+	bool whole_host = first->host[0] && on_host > 1 && culprits_on_host == on_host && v->nculprits == on_host;
+
+	v->outcome = "crash";
+	v->cause = "rank_exited";
+	v->first_failure_t = lost_t;
+	v->confidence = v->nculprits == 1 || whole_host ? "medium" : "low";
+	struct buf who = {0}, l = {0};
+	fmt_rank_list(v->culprits, v->nculprits, &l);
+	if (v->nculprits == 1)
+		rank_desc(d, first->rank, &who);
+	else if (whole_host)
+		buf_printf(&who, "every rank of %s (ranks %s)", first->host, l.data);
+	else
+		buf_printf(&who, "ranks %s", l.data);
+	char t_last[32], t_lost[32];
+	fmt_time(first->last_t, t_last, sizeof(t_last));
+	fmt_time(lost_t, t_lost, sizeof(t_lost));
+	buf_printf(&v->summary, "%s ended without a word: %s last line was at %s", who.data,
+		   v->nculprits == 1 ? "its" : "the", t_last);
+	if (v->nculprits == 1 && first->last_step >= 0)
+		buf_printf(&v->summary, " (after step %ld)", first->last_step);
+	buf_printf(&v->summary,
+		   ", %s no error or timeout and left no flight-recorder dump, and %s peers lost their connections"
+		   " to %s from %s on. A process that hangs keeps its connections open until its peers time out;"
+		   " these closed, so %s died (killed, crashed without a trace, or %s node went down).",
+		   v->nculprits == 1 ? "it logged" : "they logged", v->nculprits == 1 ? "its" : "their",
+		   v->nculprits == 1 ? "it" : "them", t_lost, v->nculprits == 1 ? "it" : "they",
+		   v->nculprits == 1 ? "its" : "their");
+	size_t nfollow = 0;
+	for (size_t i = 0; i < d->nranks; i++)
+		nfollow += follower[i] && !v_has_culprit(v, d->ranks[i].rank);
+	if (nfollow) {
+		struct buf f = {0};
+		for (size_t i = 0; i < d->nranks; i++)
+			if (follower[i] && !v_has_culprit(v, d->ranks[i].rank))
+				buf_printf(&f, "%s%d", f.len ? ", " : "", d->ranks[i].rank);
+		buf_printf(&v->summary,
+			   " Rank%s %s of the same host saw it go (NCCL's \"Connection closed by localRank\") and"
+			   " ended right after (the launcher's cleanup, or the same kill).",
+			   nfollow > 1 ? "s" : "", f.data);
+		buf_free(&f);
+	} else if (v->nculprits > 1 && !whole_host) {
+		buf_puts(&v->summary, " The logs do not tell which of them ended first.");
+	}
+	v_missing(v, "the launcher's output (torchrun's console): it reports each worker's exit code or signal");
+	v_cite_event(v, q_int(d->db, 0, "SELECT event_id FROM events WHERE rank = %d AND time_us IS NOT NULL"
+					" ORDER BY time_us DESC, event_id DESC LIMIT 1", first->rank),
+		     "its last line");
+	v_cite_event(v, lost_ev, "a peer losing its connection");
+	v_cite_event(v, saw_ev, "a rank of its host seeing it go");
+	buf_free(&who);
+	buf_free(&l);
+	free(silent);
+	free(follower);
+	free(seen);
+	return true;
+}
