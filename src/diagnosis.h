@@ -119,6 +119,9 @@ int64_t q_int(sqlite3 *db, int64_t def, const char *sql, ...);
 bool q_text(sqlite3 *db, char *out, size_t n, const char *sql, ...);
 
 
+/* What showed a responsive rank alive: "it answered the dump request" or
+ * "it logged after the first failure". */
+const char *diag_alive_sign(const struct rank_facts *r);
 /* "rank 6 (gpu-node04, local rank 0)" */
 void rank_desc(struct diagnosis *d, int rank, struct buf *out);
 /* "2, 3" / "0-5, 8" */

@@ -865,10 +865,11 @@ bool diag_stalled(struct diagnosis *d)
 	fmt_time(d->t0, t, sizeof(t));
 	buf_printf(&v->summary, "; its peers waited for it and timed out from %s on.", t);
 	if (r && r->responsive && !r->exited)
-		buf_puts(&v->summary, " It was alive and idle (it answered the dump request and had no collective"
-				      " pending), so it was stuck in host code before that call");
+		buf_printf(&v->summary, " It was alive and idle (%s and had no collective pending), so it was stuck in"
+					" host code before that call", diag_alive_sign(r));
 	else if (r && r->responsive)
-		buf_puts(&v->summary, " It was alive (it answered the dump request), so it was stuck in host code before that call");
+		buf_printf(&v->summary, " It was alive (%s), so it was stuck in host code before that call",
+			   diag_alive_sign(r));
 	else
 		buf_puts(&v->summary, " It never reached that call");
 	if (r && r->last_step >= 0)
@@ -951,8 +952,8 @@ bool diag_unresponsive(struct diagnosis *d)
 	buf_printf(&v->summary, " after %s", t);
 	if (last_step >= 0)
 		buf_printf(&v->summary, " (step %ld)", last_step);
-	buf_printf(&v->summary, " without exiting: nothing from %s while the other ranks timed out from %s on and "
-				"answered the dump request", ns > 1 ? "them" : "it", t0);
+	buf_printf(&v->summary, " without exiting: nothing from %s while the other ranks timed out from %s on and %s",
+		   ns > 1 ? "them" : "it", t0, d->any_dump ? "answered the dump request" : "went on logging");
 	if (d->any_dump)
 		buf_printf(&v->summary, ", and no flight-recorder dump from %s", ns > 1 ? "them" : "it");
 	buf_putc(&v->summary, '.');
@@ -1026,10 +1027,16 @@ bool diag_stalled_text(struct diagnosis *d)
 		buf_printf(&who, "ranks %s", l.data);
 	char t0[32];
 	fmt_time(d->t0, t0, sizeof(t0));
-	buf_printf(&v->summary, "%s never timed out while every other rank did (from %s on): %s was alive (it"
-				" answered the dump request) but not inside any collective, so it stopped in host code"
-				" before the collective its peers waited on",
-		   who.data, t0, v->nculprits == 1 ? "it" : "they");
+	bool dumped = true;
+	for (size_t i = 0; i < v->nculprits; i++) {
+		struct rank_facts *c = diag_rank(d, v->culprits[i]);
+		dumped &= c && c->has_dump;
+	}
+	buf_printf(&v->summary, "%s never timed out while every other rank did (from %s on): %s alive (%s %s) but"
+				" not inside any collective, so %s in host code before the collective %s peers waited on",
+		   who.data, t0, v->nculprits == 1 ? "it was" : "they were", v->nculprits == 1 ? "it" : "they",
+		   dumped ? "answered the dump request" : "logged after the first failure",
+		   v->nculprits == 1 ? "it stopped" : "they stopped", v->nculprits == 1 ? "its" : "their");
 	if (v->pg[0])
 		buf_printf(&v->summary, " (probably %s #%ld of group %s)", v->op, v->seq, v->pg);
 	buf_putc(&v->summary, '.');

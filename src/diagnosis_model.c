@@ -123,6 +123,11 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;
 }
 
+const char *diag_alive_sign(const struct rank_facts *r)
+{
+	return r->has_dump ? "it answered the dump request" : "it logged after the first failure";
+}
+
 void diag_free(struct diagnosis *d)
 {
 	free(d->ranks);

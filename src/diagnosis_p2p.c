@@ -231,8 +231,8 @@ static void write_verdict(struct p2p *p, const struct root *roots, size_t n)
 			   who.data, verb, r0->waiter, waiter.data, w->op, w->p2p_seq, v->pg, r0->rank);
 		struct rank_facts *rf = diag_rank(d, r0->rank);
 		if (rf && rf->responsive)
-			buf_puts(&v->summary, " and it was alive (it answered the dump request): it was stuck in host code"
-					      " before it");
+			buf_printf(&v->summary, " and it was alive (%s): it was stuck in host code before it",
+				   diag_alive_sign(rf));
 		else
 			buf_puts(&v->summary, " so it was stuck before it");
 		if (rf && rf->last_step >= 0)

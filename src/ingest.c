@@ -82,6 +82,11 @@ struct member_ctx {
 	struct tail *tails;
 	size_t ntails, tails_cap;
 	long events_not_kept;
+	/* NCCL lines so far; for a console, per local rank (what it copied of
+	 * each rank's file: see merge_console_events) */
+	long nccl_lines;
+	long *nccl_by_local;
+	size_t nccl_by_local_n;
 };
 
 /* One stream of a `keep N` rule: a ring of its last N events (copies). */
@@ -165,7 +170,7 @@ static int year_of(int64_t epoch_s)
 #define PIPE_CHUNK (1u << 20)
 #define PIPE_CHUNKS 8
 
-enum op_code { OP_SOURCE = 1, OP_UPDATE, OP_EVENT, OP_BLOCK, OP_FR };
+enum op_code { OP_SOURCE = 1, OP_UPDATE, OP_EVENT, OP_BLOCK, OP_FR, OP_CONSOLE_NCCL };
 
 struct chunk {
 	struct chunk *next;
@@ -223,6 +228,13 @@ struct op_event {
 	char level;
 	uint8_t has_time, clock;
 	uint8_t staged; /* 1: a console's line, 2: a per-rank file's NCCL line: kept or not after the load */
+	int64_t nccl_line; /* staged 2: the how-manieth NCCL line of its file */
+};
+
+/* A console's count of the NCCL lines it copied for one local rank. */
+struct op_console_nccl {
+	int64_t source_id, lines;
+	int32_t local_rank;
 };
 
 struct op_block {
@@ -350,8 +362,9 @@ static void write_event(struct member_ctx *m, const struct event_rec *e)
 	op_event_from(&o, m->source_id, e, fields);
 	/* copies: a console repeats the per-rank files. Of NCCL lines the
 	 * console's copy is kept (per-rank stdout has no times, the console's
-	 * neighbours give them one); of the others, the per-rank file's. Both
-	 * kinds of candidates wait in events_staged (see merge_console_events). */
+	 * neighbours give them one), and the file's lines the console never got;
+	 * of the others, the per-rank file's. Both kinds of candidates wait in
+	 * events_staged (see merge_console_events). */
 	bool nccl = e->family == FAM_NCCL;
 	o.staged = (m->mc.kind == SK_CONSOLE && !nccl) ? 1 : (m->mc.kind == SK_RANK_LOG && nccl) ? 2 : 0;
 	struct pipe *p = m->in->pipe;
@@ -536,8 +549,10 @@ static void sql_event(struct case_writer *w, const struct op_event *o, const cha
 		stored_len = w->fr_fields.len;
 	}
 	sqlite3_bind_text(st, 14, stored, (int)stored_len, SQLITE_STATIC);
-	if (o->staged)
+	if (o->staged) {
 		sqlite3_bind_int(st, 15, o->staged);
+		sqlite3_bind_int64(st, 16, o->nccl_line);
+	}
 	db_step_done(st);
 	kind_summary_add(w->kinds, o->kind, o->class_name, stored, stored_len);
 	if (fr)
@@ -562,6 +577,7 @@ static void op_event_from(struct op_event *o, int64_t source_id, const struct ev
 		.level = e->level,
 		.has_time = e->has_time,
 		.clock = (uint8_t)e->clock,
+		.nccl_line = e->nccl_line,
 	};
 }
 
@@ -686,6 +702,16 @@ static const unsigned char *run_op(struct pipe *p, const unsigned char *r)
 		r += opt_size(o.error_len);
 		sql_update(w, &o, host, reason, error);
 		return r;
+	}
+	case OP_CONSOLE_NCCL: {
+		struct op_console_nccl o;
+		memcpy(&o, r, sizeof(o));
+		sqlite3_stmt *st = w->ins_console_nccl;
+		sqlite3_bind_int64(st, 1, o.source_id);
+		sqlite3_bind_int(st, 2, o.local_rank);
+		sqlite3_bind_int64(st, 3, o.lines);
+		db_step_done(st);
+		return r + sizeof(o);
 	}
 	case OP_EVENT: {
 		struct op_event o;
@@ -977,6 +1003,21 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 	line_parts_parse(line, len, m->mc.srun_labels, &lp);
 	note_hints(m, &lp);
 
+	if (lp.family == FAM_NCCL) {
+		m->nccl_lines++;
+		if (m->mc.kind == SK_CONSOLE && lp.local_rank >= 0) {
+			size_t lr = (size_t)lp.local_rank;
+			if (lr >= m->nccl_by_local_n) {
+				size_t cap = m->nccl_by_local_n;
+				xgrow(&m->nccl_by_local, &cap, lr + 1, sizeof(*m->nccl_by_local));
+				memset(m->nccl_by_local + m->nccl_by_local_n, 0,
+				       (cap - m->nccl_by_local_n) * sizeof(*m->nccl_by_local));
+				m->nccl_by_local_n = cap;
+			}
+			m->nccl_by_local[lr]++;
+		}
+	}
+
 	struct grammar_match gm;
 	bool matched = grammar_match(in->g, &lp, &gm);
 	if (matched)
@@ -1039,6 +1080,7 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 			.clock = meta.clock,
 			.fields_json = in->json.data,
 			.family = lp.family,
+			.nccl_line = lp.family == FAM_NCCL ? m->nccl_lines : 0,
 		};
 		const char *per;
 		if (rule_keep(gm.rule, &per) > 0) {
@@ -1091,6 +1133,25 @@ struct source_update {
 	int year;
 	const char *error;
 };
+
+/* A console's NCCL lines per local rank, for merge_console_events. */
+static void put_console_nccl(struct ingest *in, struct member_ctx *m)
+{
+	for (size_t lr = 0; lr < m->nccl_by_local_n; lr++) {
+		if (!m->nccl_by_local[lr])
+			continue;
+		struct op_console_nccl o = {.source_id = m->source_id, .lines = m->nccl_by_local[lr],
+					    .local_rank = (int32_t)lr};
+		size_t n = 1 + sizeof(o);
+		unsigned char *w = pipe_room(in->pipe, n);
+		*w++ = OP_CONSOLE_NCCL;
+		put(&w, &o, sizeof(o));
+		in->pipe->cur->len += n;
+	}
+	free(m->nccl_by_local);
+	m->nccl_by_local = NULL;
+	m->nccl_by_local_n = 0;
+}
 
 static void update_source(struct ingest *in, int64_t id, const struct source_update *u)
 {
@@ -1202,6 +1263,7 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 			   (unsigned long long)sp.dropped_bytes);
 	}
 	update_source(in, m->source_id, &u);
+	put_console_nccl(in, m);
 	splitter_free(&sp);
 	block_free(&m->bb);
 	return 0;
@@ -1359,7 +1421,11 @@ static void write_meta(struct ingest *in)
  * files next to it. Its events waited in temp.events_staged; those of a local
  * rank whose stdout and stderr files sit in the console's directory (or
  * below) are copies and are dropped, the rest (the launcher's own lines, ranks
- * without per-rank files) join `events`. The lines themselves are all kept. */
+ * without per-rank files) join `events`. Of NCCL lines it is the other way
+ * round: the console's copies are kept, and a per-rank file's NCCL events
+ * join only past the number of that rank's NCCL lines the console copied (it
+ * tails the files, and misses their end when a node freezes or the launcher
+ * dies first). The lines themselves are all kept. */
 static void merge_console_events(struct ingest *in)
 {
 	sqlite3 *db = in->w.db;
@@ -1400,20 +1466,21 @@ static void merge_console_events(struct ingest *in)
 		"  HAVING count(DISTINCT CASE WHEN r.path LIKE '%stdout%' THEN 1 WHEN r.path LIKE '%stderr%' THEN 2 END) = 2);\n"
 		"CREATE INDEX temp.console_cover_c ON console_cover(console_id, local_rank);\n"
 		"CREATE INDEX temp.console_cover_r ON console_cover(rank_source);\n"
-		/* a per-rank file's NCCL lines are copies when a covering console has that rank's NCCL lines */
-		"CREATE TEMP TABLE console_nccl AS SELECT DISTINCT source_id, local_rank FROM main.events\n"
-		"  WHERE local_rank IS NOT NULL AND kind >= 'nccl_' AND kind < 'nccl`'\n"
-		"    AND source_id IN (SELECT source_id FROM sources WHERE kind = 'console');\n"
-		"CREATE TEMP TABLE shadowed(rank_source INTEGER PRIMARY KEY);\n"
-		"INSERT OR IGNORE INTO shadowed SELECT cc.rank_source FROM temp.console_cover cc JOIN temp.console_nccl n\n"
-		"  ON n.source_id = cc.console_id AND n.local_rank = cc.local_rank;\n"
+		/* a per-rank file's first N NCCL lines are copies when a covering
+		 * console copied N NCCL lines of that rank: the console tails the
+		 * file and may miss its end (a node that froze, a launcher killed) */
+		"CREATE TEMP TABLE copied(rank_source INTEGER PRIMARY KEY, lines INTEGER);\n"
+		"INSERT INTO copied SELECT cc.rank_source, max(n.lines) FROM temp.console_cover cc\n"
+		"  JOIN temp.console_nccl_lines n ON n.source_id = cc.console_id AND n.local_rank = cc.local_rank\n"
+		"  GROUP BY cc.rank_source;\n"
 		"INSERT INTO main.events(source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level,\n"
 		"    time_us, clock, fields)\n"
 		"  SELECT source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level, time_us, clock, fields\n"
 		"  FROM temp.events_staged s\n"
 		"  WHERE (s.staged = 1 AND (s.local_rank IS NULL OR NOT EXISTS (SELECT 1 FROM temp.console_cover cc\n"
 		"          WHERE cc.console_id = s.source_id AND cc.local_rank = s.local_rank)))\n"
-		"     OR (s.staged = 2 AND s.source_id NOT IN (SELECT rank_source FROM temp.shadowed))\n"
+		"     OR (s.staged = 2 AND s.nccl_line > coalesce((SELECT c.lines FROM temp.copied c\n"
+		"          WHERE c.rank_source = s.source_id), 0))\n"
 		"  ORDER BY s.rowid;\n"
 		/* one pass over events (no index on source_id yet: a count per
 		 * source would scan the table once per source) */
@@ -1423,7 +1490,8 @@ static void merge_console_events(struct ingest *in)
 		"UPDATE sources SET events = coalesce((SELECT n FROM temp.source_events c WHERE c.source_id = sources.source_id), 0)\n"
 		"  WHERE source_id IN (SELECT DISTINCT source_id FROM temp.events_staged);\n"
 		"DROP TABLE temp.source_events;\n"
-		"DROP TABLE temp.events_staged; DROP TABLE temp.console_cover; DROP TABLE temp.console_nccl; DROP TABLE temp.shadowed;"
+		"DROP TABLE temp.events_staged; DROP TABLE temp.console_cover; DROP TABLE temp.console_nccl_lines;"
+		"DROP TABLE temp.copied;"
 		"DROP TABLE temp.rank_dirs;");
 	int64_t kept = db_int(db, "SELECT count(*) FROM main.events", 0);
 	in->sum->events_copies = in->sum->events > (uint64_t)kept ? in->sum->events - (uint64_t)kept : 0;

@@ -50,6 +50,7 @@ struct event_rec {
 	enum clock_kind clock;
 	const char *fields_json;
 	int family;           /* the line's FAM_*, -1 for records that are not lines */
+	long nccl_line;       /* FAM_NCCL: the how-manieth NCCL line of its member; else 0 */
 };
 
 /* Returns an exit code (NF_EXIT_*) and fills sum. */

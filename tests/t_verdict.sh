@@ -1,8 +1,9 @@
 #!/bin/sh
 # Verdicts on the real corpus against answers.json, and on variants built on
 # the fly: without the flight-recorder dumps, and without one non-culprit
-# rank's files. In the variants a wrong culprit is a failure; "unknown" or a
-# lower confidence is not.
+# rank's files (a wrong culprit is a failure; "unknown" or a lower confidence
+# is not); without the launcher's consoles (the cause must hold and the
+# culprits stay on the culprit's node).
 . tests/lib.sh
 
 # the answers of the set the job is in (testdata/corpus, testdata/realjobs)
@@ -39,6 +40,23 @@ check_verdict() {
 	done
 }
 
+# check_node_verdict NAME DB JOB: the cause is right, a culprit is named and
+# every culprit shares a host with an allowed one
+check_node_verdict() {
+	name=$1 db=$2 job=$3
+	allowed=$(json_list "$(ans "$job" culprit_allowed)")
+	causes=$(json_list "$(ans "$job" cause)")
+	cause=$(sql "$db" "SELECT cause FROM verdict")
+	if in_list "$cause" "$causes"; then pass "$name/cause"; else fail "$name/cause" "$cause not in [$causes]"; fi
+	[ -n "$allowed" ] || return 0
+	list=$(echo "$allowed" | tr ' ' ',')
+	bad=$(sql "$db" "SELECT group_concat(value, ' ') FROM verdict, json_each(verdict.culprit_ranks)
+		WHERE (SELECT host FROM ranks WHERE rank = value) NOT IN (SELECT host FROM ranks WHERE rank IN ($list))")
+	n=$(sql "$db" "SELECT count(*) FROM verdict, json_each(verdict.culprit_ranks) WHERE value IN ($list)")
+	if [ -z "$bad" ] && [ "$n" -gt 0 ]; then pass "$name/culprit-node"; else
+		fail "$name/culprit-node" "culprits $(sql "$db" "SELECT culprit_ranks FROM verdict"), allowed [$allowed]"; fi
+}
+
 for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	set_=$(basename "$(dirname "$tgz")")
 	answers=testdata/$set_/answers.json
@@ -67,6 +85,15 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 		find "$d" -path '*/fr/*' -type f -delete
 		"$NF_BIN" ingest "$d" -o "$d.nofr.db" -q > /dev/null 2>&1
 		check_verdict "verdict-nofr/$label" "$d.nofr.db" "$job" 0
+		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
+	fi
+	# without the launcher's consoles (only the per-rank files of --log-dir):
+	# the exit reports are gone, so a rank and its node-mates may not be told
+	# apart; the cause must hold and the culprits stay on the culprit's node
+	if [ -n "$(find "$d" -name console.log | head -1)" ]; then
+		find "$d" -name console.log -delete
+		"$NF_BIN" ingest "$d" -o "$d.norun.db" -q > /dev/null 2>&1
+		check_node_verdict "verdict-noconsole/$label" "$d.norun.db" "$job"
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
 	# the highest rank that may not be named
