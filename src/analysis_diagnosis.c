@@ -18,7 +18,8 @@ void analysis_diagnosis(sqlite3 *db)
 	diag_responsiveness(&d);
 	static const cause_fn crash[] = {diag_hardware, diag_before_init, diag_init_failure, diag_app_exception,
 					   diag_rank_exited, diag_rank_left, diag_rank_vanished};
-	static const cause_fn hang[] = {diag_mismatch, diag_p2p, diag_stalled, diag_unresponsive, diag_stalled_text};
+	static const cause_fn hang[] = {diag_mismatch, diag_p2p, diag_stalled, diag_unresponsive, diag_stalled_text,
+					  diag_absent};
 	bool done = false;
 	for (size_t i = 0; i < ARRAY_LEN(crash) && !done; i++) {
 		v_reset(&d.v);
@@ -53,7 +54,7 @@ void analysis_diagnosis(sqlite3 *db)
 					   " transfers (fr_entries with is_p2p = 1) do not lead to one rank."
 					 : " Ranks timed out in point-to-point transfers (SEND/RECV): which rank waited for"
 					   " which is in the flight-recorder dumps, which this case lacks.");
-		else
+		else if (d.t0 == T_NONE)
 			buf_puts(&d.v.summary, "The logs show neither a failure nor a successful end of the job.");
 	}
 	diag_write(&d);

@@ -95,12 +95,17 @@ bool diag_app_exception(struct diagnosis *d);
 bool diag_rank_exited(struct diagnosis *d);
 bool diag_rank_left(struct diagnosis *d); /* a rank whose process ended, without an error, before the failure */
 bool diag_rank_vanished(struct diagnosis *d); /* diagnosis_vanished.c: died unreported, its peers' connections closed */
+/* The first lost connection (closed by the remote end, NCCL's remote error)
+ * if it is the job's first failure: at t0 (to the second), no watchdog timed
+ * out before it. Its event (0 if none), its time in *when. */
+int64_t diag_first_lost_connection(struct diagnosis *d, int64_t *when);
 bool diag_mismatch(struct diagnosis *d);
 bool diag_p2p(struct diagnosis *d);       /* diagnosis_p2p.c: a transfer (send/recv) never posted or skipped */
 bool diag_transfer_counts(struct diagnosis *d); /* diagnosis_p2p.c: a completed job whose pairs counted differently */
 bool diag_stalled(struct diagnosis *d);
 bool diag_unresponsive(struct diagnosis *d);
 bool diag_stalled_text(struct diagnosis *d);
+bool diag_absent(struct diagnosis *d);    /* diagnosis_absent.c: every rank with logs waited on ranks without any */
 bool diag_silent_hang(struct diagnosis *d);
 bool diag_completed(struct diagnosis *d);
 void diag_responsiveness(struct diagnosis *d);

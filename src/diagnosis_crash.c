@@ -28,6 +28,41 @@ static int64_t others_first_failure(struct diagnosis *d, const struct verdict *v
 
 /* ---- init failure ---- */
 
+/* The rank whose NCCL unique id this rank failed to fetch through the store
+ * (PyTorch: "retrieving ncclUniqueId from [N] via c10d key-value store"),
+ * -1 if its init errors say nothing of the kind. */
+static int unique_id_root(struct diagnosis *d, int rank)
+{
+	static const char marker[] = "retrieving ncclUniqueId from [";
+	return (int)q_int(d->db, -1,
+		"SELECT CAST(substr(m, instr(m, '%s') + %d) AS INTEGER) FROM (SELECT field(fields, 'msg') AS m"
+		" FROM events WHERE rank = %d AND kind = 'py_exception') WHERE instr(m, '%s') > 0 LIMIT 1",
+		marker, (int)sizeof(marker) - 1, rank, marker);
+}
+
+/* Every rank with an init error failed waiting for the unique id of a rank
+ * that has no logs at all: that rank never published it. */
+static bool init_waited_on_absent(struct diagnosis *d, int root, int64_t ev)
+{
+	struct verdict *v = &d->v;
+	struct rank_facts *r = diag_rank(d, root);
+	if (root < 0 || (r && r->events))
+		return false;
+	v_culprit(v, root);
+	v->outcome = "init_failure";
+	v->cause = "init_failure";
+	v->confidence = "low";
+	v->first_failure_t = d->t0;
+	buf_printf(&v->summary,
+		   "NCCL communicator init failed: the ranks with logs failed fetching the NCCL unique id of rank %d"
+		   " through the store, which rank %d never published. The bundle has no line at all from rank %d:"
+		   " it failed or stalled before or during its own init (a bad interface, an error, host code"
+		   " before init_process_group: its logs would tell).",
+		   root, root, root);
+	v_cite_event(v, ev, "a rank waiting for its unique id");
+	return true;
+}
+
 bool diag_init_failure(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -71,11 +106,20 @@ bool diag_init_failure(struct diagnosis *d)
 		"SELECT count(*) FROM events e JOIN sources s USING(source_id)"
 		" WHERE e.kind IN ('nccl_no_socket_if','nccl_net_no_interface') AND e.rank IS NOT NULL";
 	bool any_local = q_int(d->db, 0, "%s", local_sql) > 0;
+	int waited_root = -1;
+	int64_t waited_ev = 0;
 	for (size_t i = 0; i < nc; i++) {
 		struct rank_facts *r = diag_rank(d, cands[i].rank);
 		if (any_local && r && r->host[0] &&
 		    q_int(d->db, 0, "%s AND coalesce(e.host, s.host) = %Q", local_sql, r->host) == 0)
 			continue;
+		/* waiting for another rank's unique id: that rank's failure */
+		int root = unique_id_root(d, cands[i].rank);
+		if (root >= 0 && root != cands[i].rank && !(diag_rank(d, root) && diag_rank(d, root)->events)) {
+			waited_root = root;
+			waited_ev = cands[i].ev;
+			continue;
+		}
 		v_culprit(v, cands[i].rank);
 		if (cands[i].t != T_NONE && (first == T_NONE || cands[i].t < first)) {
 			first = cands[i].t;
@@ -85,7 +129,7 @@ bool diag_init_failure(struct diagnosis *d)
 	}
 	free(cands);
 	if (v->nculprits == 0)
-		return false;
+		return init_waited_on_absent(d, waited_root, waited_ev);
 
 	v->outcome = "init_failure";
 	v->cause = "init_failure";
@@ -261,6 +305,10 @@ static bool external_exit(const struct rank_facts *r)
 		return false;
 	if (strcmp(r->exit_signal, "SIGABRT") == 0 && r->first_error_t != T_NONE &&
 	    (r->exit_t == T_NONE || r->first_error_t <= r->exit_t))
+		return false;
+	/* an exit status (not a signal) after an error of its own is that
+	 * error's doing (Python exits 1 on an uncaught exception) */
+	if (r->exit_code > 0 && r->first_error_t != T_NONE && r->exit_t != T_NONE && r->first_error_t <= r->exit_t)
 		return false;
 	return true;
 }

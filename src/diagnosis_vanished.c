@@ -24,9 +24,7 @@
  * at 12:00:05 happened before 12:00:06. */
 #define SECOND_US 1000000LL
 
-/* The first lost connection, if it is the job's first failure: at t0 (to
- * the second), and no watchdog had timed out before it. 0 if none. */
-static int64_t first_lost_connection(struct diagnosis *d, int64_t *when)
+int64_t diag_first_lost_connection(struct diagnosis *d, int64_t *when)
 {
 	int64_t ev = q_int(d->db, 0,
 		"SELECT event_id FROM events WHERE rank IS NOT NULL AND time_us BETWEEN %lld AND %lld"
@@ -67,7 +65,7 @@ bool diag_rank_vanished(struct diagnosis *d)
 	if (d->t0 == T_NONE || d->completed)
 		return false;
 	int64_t lost_t = T_NONE;
-	int64_t lost_ev = first_lost_connection(d, &lost_t);
+	int64_t lost_ev = diag_first_lost_connection(d, &lost_t);
 	if (!lost_ev)
 		return false;
 	bool *silent = xcalloc(d->nranks ? d->nranks : 1, sizeof(*silent));
@@ -80,6 +78,13 @@ bool diag_rank_vanished(struct diagnosis *d)
 		nsilent += silent[i];
 		if (!silent[i] && (r->has_dump || (r->last_t != T_NONE && r->last_t >= lost_t)))
 			lived_on++;
+	}
+	/* ranks without any logs could have ended first as well, unless a
+	 * silent one was seen going (below) */
+	size_t nabsent = 0;
+	for (int rank = 0; rank < d->world; rank++) {
+		struct rank_facts *r = diag_rank(d, rank);
+		nabsent += !r || !r->events;
 	}
 	if (!nsilent || !lived_on || nsilent * 2 > d->nranks) {
 		free(silent);
@@ -110,6 +115,12 @@ bool diag_rank_vanished(struct diagnosis *d)
 	bool any_seen = false;
 	for (size_t i = 0; i < d->nranks; i++)
 		any_seen |= silent[i] && seen[i] && !follower[i];
+	if (nabsent && !any_seen) {
+		free(silent);
+		free(follower);
+		free(seen);
+		return false;
+	}
 	struct rank_facts *first = NULL;
 	for (int pass = 0; pass < 2 && !first; pass++)
 		for (size_t i = 0; i < d->nranks; i++)

@@ -3,7 +3,8 @@
 # the fly: without the flight-recorder dumps, and without one non-culprit
 # rank's files (a wrong culprit is a failure; "unknown" or a lower confidence
 # is not); without the launcher's consoles (the cause must hold and the
-# culprits stay on the culprit's node).
+# culprits stay on the culprit's node); without the culprit's node (only its
+# ranks may be named).
 . tests/lib.sh
 
 # the answers of the set the job is in (testdata/corpus, testdata/realjobs)
@@ -95,6 +96,24 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 		"$NF_BIN" ingest "$d" -o "$d.norun.db" -q > /dev/null 2>&1
 		check_node_verdict "verdict-noconsole/$label" "$d.norun.db" "$job"
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
+	fi
+	# without the culprit's node (its files could not be collected): only
+	# ranks of that node may be named
+	must=$(json_list "$(ans "$job" culprit_must)")
+	if [ -n "$must" ]; then
+		full=$(ingest_case "$job" "$set_")
+		host=$(sql "$full" "SELECT host FROM ranks WHERE rank = ${must%% *}")
+		node_ranks=$(sql "$full" "SELECT group_concat(rank, ' ') FROM ranks WHERE host = '$host'")
+		if [ -n "$host" ] && [ -n "$(find "$d" -type d -name "$host" | head -1)" ]; then
+			find "$d" -type d -name "$host" -prune -exec rm -rf {} +
+			"$NF_BIN" ingest "$d" -o "$d.nonode.db" -q > /dev/null 2>&1
+			got=$(culprits_of "$d.nonode.db")
+			bad=""
+			for x in $got; do in_list "$x" "$node_ranks" || bad="$bad $x"; done
+			if [ -z "$bad" ]; then pass "verdict-nonode/$label"; else
+				fail "verdict-nonode/$label" "culprits [$got], the dropped node's [$node_ranks]"; fi
+			rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
+		fi
 	fi
 	# the highest rank that may not be named
 	allowed=$(json_list "$(ans "$job" culprit_allowed)")
