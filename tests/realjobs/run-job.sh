@@ -7,7 +7,8 @@
 # collection: per node console.log, torchrun/<run>/attempt_0/<local>/{stdout,stderr}.log,
 # fr/ flight-recorder dumps; dmesg.txt. VAR=VALUE pairs go to every process
 # (FAULT=..., STEPS=..., NCCL_DEBUG=...; FR_ENV=new: the TORCH_FR_* names;
-# DEBUG_FILE=1: NCCL_DEBUG_FILE per process; NODE_ENV=N:VAR=VALUE for node N only).
+# DEBUG_FILE=1: NCCL_DEBUG_FILE per process; NODE_ENV=N:VAR=VALUE for node N only;
+# MAX_RESTARTS=N: torchrun restarts the workers up to N times, attempt_N/).
 set -u
 name=$1 nodes=$2 port=$3
 shift 3
@@ -17,11 +18,12 @@ job=$work/job-$name
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$job"
 mkdir -p "$job"
-fr_env=old debug_file=0
+fr_env=old debug_file=0 restarts=0
 for kv in "$@"; do
 	case $kv in
 	FR_ENV=new) fr_env=new ;;
 	DEBUG_FILE=1) debug_file=1 ;;
+	MAX_RESTARTS=*) restarts=${kv#MAX_RESTARTS=} ;;
 	esac
 done
 # NODE_ENV=N:VAR=VALUE: VAR=VALUE for node N only (1-based)
@@ -42,7 +44,7 @@ for i in $(seq 1 "$nodes"); do
 	fi
 	[ "$debug_file" = 1 ] && frvars="$frvars NCCL_DEBUG_FILE=$job/$host/nccl.%h.%p.log"
 	cmd="torchrun --nnodes=$nodes --nproc-per-node=2 --node-rank=$((i - 1)) --master-addr=127.0.0.1"
-	cmd="$cmd --master-port=$port --max-restarts=0 --log-dir=$job/$host/torchrun --redirects=3 --tee=3"
+	cmd="$cmd --master-port=$port --max-restarts=$restarts --log-dir=$job/$host/torchrun --redirects=3 --tee=3"
 	cmd="$cmd $here/train.py --job=job-$name"
 	# shellcheck disable=SC2086
 	env NCCL_HOSTID="$host" NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL \

@@ -24,6 +24,9 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
   stall_recv    the rank blocks in host code before its pipeline receive (PP=1)
   skip_recv     the rank skips its pipeline receive (PP=1)
 
+FAULT_ATTEMPTS=0[,1...] injects it only in those torchrun attempts (restart
+count; MAX_RESTARTS=N in run-job.sh), every attempt otherwise.
+
 PP=1 adds a pipeline stage to every step: each rank receives an activation
 from the same local rank of the node before it and sends one to the node
 after it (dist.recv / dist.send on the default group; PP_GROUP=1: on the dp
@@ -56,6 +59,13 @@ kind = fault[0] if fault[0] else None
 f_rank = int(fault[1]) if len(fault) > 1 else -1
 f_step = int(fault[2]) if len(fault) > 2 else -1
 f_arg = fault[3] if len(fault) > 3 else None
+
+
+# torchrun's restart count; FAULT_ATTEMPTS=0,2 injects the fault only in those attempts
+attempt = int(os.environ.get("TORCHELASTIC_RESTART_COUNT", "0"))
+f_attempts = os.environ.get("FAULT_ATTEMPTS")
+if f_attempts is not None and str(attempt) not in f_attempts.split(","):
+    kind = None
 
 
 def hit(name, step):
