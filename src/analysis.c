@@ -39,11 +39,14 @@ void analysis_run(sqlite3 *db)
 	bool timings = tm && *tm && strcmp(tm, "0") != 0;
 	db_exec(db, "SAVEPOINT analysis");
 	db_exec(db, clear_sql);
+	bool restarted = analysis_attempts_scope(db);
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]); i++) {
 		double t0 = timings ? cpu_s() : 0;
 		analyses[i].run(db);
 		if (timings)
 			fprintf(stderr, "timing:   analysis %-12s %7.3f s cpu\n", analyses[i].name, cpu_s() - t0);
 	}
+	if (restarted)
+		analysis_attempts_unscope(db);
 	db_exec(db, "RELEASE analysis");
 }

@@ -57,6 +57,15 @@ void analysis_diagnosis(sqlite3 *db)
 		else if (d.t0 == T_NONE)
 			buf_puts(&d.v.summary, "The logs show neither a failure nor a successful end of the job.");
 	}
+	/* a restarted job: the analyses saw its first attempt (analysis_attempts.c) */
+	if (q_int(db, 0, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'rank_restart'") > 0) {
+		int64_t n = q_int(db, 0, "SELECT count(*) FROM temp.rank_restart");
+		buf_printf(&d.v.summary,
+			   "%sThe launcher restarted the workers (%lld rank%s ran again in new processes): this is the"
+			   " first attempt's failure; the later attempts' lines are left out of the analysis (they stay"
+			   " in the case).",
+			   d.v.summary.len ? " " : "", (long long)n, n == 1 ? "" : "s");
+	}
 	diag_write(&d);
 	findings_dedup(db);
 	diag_free(&d);

@@ -4,7 +4,12 @@
 #define NF_ANALYSIS_INTERNAL_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 
+/* analysis_attempts.c: a restarted job is analysed as its first attempt
+ * (temporary views shadow events and fr_entries); true when it restarted */
+bool analysis_attempts_scope(sqlite3 *db);
+void analysis_attempts_unscope(sqlite3 *db);
 void analysis_collectives(sqlite3 *db);  /* process_groups, pg_members, collectives, pg_status */
 void analysis_comms(sqlite3 *db);        /* comms; completes pg_members from NCCL communicators */
 void analysis_nccl_coll(sqlite3 *db);    /* collectives from NCCL COLL lines, where no dump covers them */

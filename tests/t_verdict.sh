@@ -91,9 +91,7 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	# without the launcher's consoles (only the per-rank files of --log-dir):
 	# the exit reports are gone, so a rank and its node-mates may not be told
 	# apart; the cause must hold and the culprits stay on the culprit's node
-	# (not for restarted jobs: without the console, a later attempt's
-	# processes cannot be told from the first one's)
-	if [ -n "$(find "$d" -name console.log | head -1)" ] && [ -z "$(find "$d" -path '*/attempt_1/*' | head -1)" ]; then
+	if [ -n "$(find "$d" -name console.log | head -1)" ]; then
 		find "$d" -name console.log -delete
 		"$NF_BIN" ingest "$d" -o "$d.norun.db" -q > /dev/null 2>&1
 		check_node_verdict "verdict-noconsole/$label" "$d.norun.db" "$job"
