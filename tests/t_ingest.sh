@@ -49,10 +49,11 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	meta=$(sql "$db" "SELECT sum(stored_lines) FROM sources")
 	check_eq "ingest/$job/lines-rows-match-sources" "$meta" "$stored"
 
-	# each per-rank file: node NN, local rank L -> rank 2*(NN-1)+L (2 ranks per node)
+	# each per-rank file (.../attempt_N/L/std{out,err}.log): node NN, local rank L
+	# -> rank 2*(NN-1)+L (2 ranks per node)
 	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='rank_log' AND
 		(l.rank IS NULL OR l.rank <> 2*(CAST(substr(s.path, instr(s.path,'gpu-node')+8, 2) AS INTEGER)-1)
-		 + CAST(substr(s.path, instr(s.path,'attempt_0/')+10, 1) AS INTEGER))")
+		 + CAST(substr(s.path, length(s.path) - 11, 1) AS INTEGER))")
 	check_eq "ingest/$job/per-rank-file-lines-attributed" 0 "$bad"
 	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='nccl_debug' AND l.rank IS NULL")
 	check_eq "ingest/$job/nccl-debug-lines-attributed" 0 "$bad"
