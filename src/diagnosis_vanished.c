@@ -141,7 +141,9 @@ bool diag_rank_vanished(struct diagnosis *d)
 	v->outcome = "crash";
 	v->cause = "rank_exited";
 	v->first_failure_t = lost_t;
-	v->confidence = v->nculprits == 1 || whole_host ? "medium" : "low";
+	/* a whole host gone at once: the node, or one rank whose launcher then
+	 * took the others down; only the launcher's report tells which */
+	v->confidence = v->nculprits == 1 ? "medium" : "low";
 	struct buf who = {0}, l = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);
 	if (v->nculprits == 1)
@@ -177,7 +179,10 @@ bool diag_rank_vanished(struct diagnosis *d)
 			   " ended right after (the launcher's cleanup, or the same kill).",
 			   nfollow > 1 ? "s" : "", f.data);
 		buf_free(&f);
-	} else if (v->nculprits > 1 && !whole_host) {
+	} else if (whole_host) {
+		buf_puts(&v->summary, " Either the node went down or one of them died and its launcher took the others"
+				      " down: the launcher's report would tell which.");
+	} else if (v->nculprits > 1) {
 		buf_puts(&v->summary, " The logs do not tell which of them ended first.");
 	}
 	v_missing(v, "the launcher's output (torchrun's console): it reports each worker's exit code or signal");
