@@ -46,8 +46,10 @@ void analysis_diagnosis(sqlite3 *db)
 		if (d.t0 != T_NONE)
 			buf_puts(&d.v.summary, "The job failed, but the logs do not tell which rank started it: no rank"
 					       " stands out (all timed out, none died first, no mismatch recorded).");
-		if (d.t0 != T_NONE && q_int(db, 0, "SELECT count(*) FROM collectives WHERE op IN ('SEND', 'RECV')"
-						  " AND state IN ('timed_out', 'failed')") > 0)
+		bool in_transfer = false;
+		for (size_t i = 0; i < d.nranks && d.t0 != T_NONE && !in_transfer; i++)
+			in_transfer = diag_waits_in_transfer(&d, d.ranks[i].rank);
+		if (in_transfer)
 			buf_puts(&d.v.summary,
 				 q_int(db, 0, "SELECT count(*) FROM fr_entries WHERE is_p2p = 1") > 0
 					 ? " Ranks timed out in point-to-point transfers (SEND/RECV), and the flight recorder's"

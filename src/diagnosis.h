@@ -124,6 +124,14 @@ int64_t q_int(sqlite3 *db, int64_t def, const char *sql, ...);
 bool q_text(sqlite3 *db, char *out, size_t n, const char *sql, ...);
 
 
+/* The rank's watchdog timed out in a point-to-point transfer (or a batch of
+ * them): it waited for a peer's send or receive. */
+bool diag_waits_in_transfer(struct diagnosis *d, int rank);
+/* Operations whose sizes differ between ranks by design (transfers, uneven
+ * all-to-all, gather, scatter, batches): never a mismatch. As SQL, and
+ * diag_op_uncompared() for C. */
+#define DIAG_UNCOMPARED_OPS "'SEND','RECV','ALLTOALL','GATHER','SCATTER','COALESCED'"
+bool diag_op_uncompared(const char *op);
 /* What showed a responsive rank alive: "it answered the dump request" or
  * "it logged after the first failure". */
 const char *diag_alive_sign(const struct rank_facts *r);

@@ -31,15 +31,6 @@ struct call {
 	char dtype[16];  /* "" unknown */
 };
 
-static bool skipped_op(const char *op)
-{
-	static const char *const ops[] = {"SEND", "RECV", "ALLTOALL", "GATHER", "SCATTER", "COALESCED"};
-	for (size_t i = 0; i < ARRAY_LEN(ops); i++)
-		if (!strcmp(op, ops[i]))
-			return true;
-	return false;
-}
-
 /* adds one collective: the ranks' lateness, and whether they disagreed */
 static void add_collective(struct lateness *per, int maxrank, const struct call *c, size_t n, bool *disagree)
 {
@@ -50,7 +41,7 @@ static void add_collective(struct lateness *per, int maxrank, const struct call 
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	size_t timed = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (c[i].op[0] && !skipped_op(c[i].op)) {
+		if (c[i].op[0] && !diag_op_uncompared(c[i].op)) {
 			if (!op0)
 				op0 = c[i].op;
 			else if (strcmp(op0, c[i].op))

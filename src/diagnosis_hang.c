@@ -354,7 +354,7 @@ bool diag_mismatch(struct diagnosis *d)
 	/* every (group, seq) where ranks disagree on op or size, earliest first */
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT pg, seq FROM collectives WHERE pg IS NOT NULL AND seq IS NOT NULL"
-		" AND op NOT IN ('SEND','RECV','ALLTOALL','GATHER','SCATTER','COALESCED')"
+		" AND op NOT IN (" DIAG_UNCOMPARED_OPS ")"
 		" GROUP BY pg, seq HAVING count(DISTINCT op) > 1 OR count(DISTINCT numel_in) > 1"
 		"   OR count(DISTINCT numel_out) > 1 OR count(DISTINCT dtype) > 1"
 		" ORDER BY min(time_created_us) IS NULL, min(time_created_us), seq LIMIT 4096");
@@ -475,7 +475,7 @@ static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t
  * waiting for a peer's send or receive (with no flight recorder to say
  * which, diagnosis_p2p.c cannot follow it). Counted whenever it was seen:
  * the wait it reports began a whole timeout earlier. */
-static bool waits_in_transfer(struct diagnosis *d, int rank)
+bool diag_waits_in_transfer(struct diagnosis *d, int rank)
 {
 	/* a batch of transfers times out as COALESCED, like a batch of collectives:
 	 * it is the former when the rank made transfers */
@@ -489,7 +489,7 @@ static bool waits_in_transfer(struct diagnosis *d, int rank)
 
 static bool has_pending(struct diagnosis *d, int rank)
 {
-	if (waits_in_transfer(d, rank))
+	if (diag_waits_in_transfer(d, rank))
 		return true;
 	return q_int(d->db, 0,
 		     "SELECT count(*) FROM hang_coll WHERE rank = %d AND state IN ('timed_out','failed','started')",
@@ -752,7 +752,7 @@ bool diag_stalled(struct diagnosis *d)
 		 * sends and receives that only the flight recorder shows */
 		size_t in_transfer = 0;
 		for (size_t i = 0; i < nb; i++)
-			in_transfer += waits_in_transfer(d, bl[i].rank);
+			in_transfer += diag_waits_in_transfer(d, bl[i].rank);
 		if (in_transfer == nb) {
 			free(bl);
 			return false;

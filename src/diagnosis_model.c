@@ -123,6 +123,13 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;
 }
 
+bool diag_op_uncompared(const char *op)
+{
+	char quoted[40];
+	int n = snprintf(quoted, sizeof(quoted), "'%s'", op);
+	return n > 2 && (size_t)n < sizeof(quoted) && strstr(DIAG_UNCOMPARED_OPS, quoted) != NULL;
+}
+
 const char *diag_alive_sign(const struct rank_facts *r)
 {
 	return r->has_dump ? "it answered the dump request" : "it logged after the first failure";

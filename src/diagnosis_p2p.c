@@ -44,12 +44,13 @@ static int global_rank(struct diagnosis *d, const char *pg, int pg_rank)
 	return (int)q_int(d->db, pg_rank, "SELECT rank FROM pg_members WHERE pg = %Q AND pg_rank = %d", pg, pg_rank);
 }
 
-/* each rank's latest dump */
+/* each rank's latest dump (each dump ends with its fr_kept event): the
+ * transfers to follow, and the transfer counts to compare */
 static const char latest_sql[] =
 	"DROP TABLE IF EXISTS temp.p2p_dump;"
 	"CREATE TEMP TABLE p2p_dump(rank INTEGER PRIMARY KEY, source_id INTEGER);"
-	"INSERT INTO temp.p2p_dump SELECT e.rank, max(e.source_id) FROM fr_entries f"
-	"  JOIN events e ON e.event_id = f.event_id WHERE e.rank IS NOT NULL GROUP BY e.rank;";
+	"INSERT INTO temp.p2p_dump SELECT rank, max(source_id) FROM events"
+	"  WHERE kind = 'fr_kept' AND rank IS NOT NULL GROUP BY rank;";
 
 static const char dumps_sql[] =
 	"SELECT e.rank, f.event_id, f.op, f.pg_name, f.pg_desc, f.seq, f.p2p_seq, f.is_p2p, f.state"
@@ -305,7 +306,7 @@ static const char pair_counts_sql[] =
 	"   json_extract(j.value, '$.n') AS n"
 	"  FROM events e, json_each(e.fields, '$.transfers') j"
 	"  WHERE e.kind = 'fr_kept' AND e.rank IS NOT NULL AND json_valid(e.fields) AND e.source_id ="
-	"   (SELECT max(e2.source_id) FROM events e2 WHERE e2.kind = 'fr_kept' AND e2.rank = e.rank)),"
+	"   (SELECT source_id FROM temp.p2p_dump d WHERE d.rank = e.rank)),"
 	" g AS (SELECT t.*, coalesce((SELECT m.rank FROM pg_members m WHERE m.pg = t.pg AND m.pg_rank = t.peer),"
 	"   t.peer) AS gpeer FROM t)"
 	" SELECT s.rank, r.rank, s.pg, s.n, r.n, s.event_id, r.event_id FROM g s JOIN g r"
@@ -315,6 +316,7 @@ static const char pair_counts_sql[] =
 bool diag_transfer_counts(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
+	db_exec(d->db, latest_sql);
 	sqlite3_stmt *st = db_prepare(d->db, pair_counts_sql);
 	size_t n = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
