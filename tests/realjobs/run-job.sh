@@ -8,7 +8,9 @@
 # fr/ flight-recorder dumps; dmesg.txt. VAR=VALUE pairs go to every process
 # (FAULT=..., STEPS=..., NCCL_DEBUG=...; FR_ENV=new: the TORCH_FR_* names;
 # DEBUG_FILE=1: NCCL_DEBUG_FILE per process; NODE_ENV=N:VAR=VALUE for node N only;
-# MAX_RESTARTS=N: torchrun restarts the workers up to N times, attempt_N/).
+# MAX_RESTARTS=N: torchrun restarts the workers up to N times, attempt_N/;
+# RDZV=c10d: c10d rendezvous, so the nodes restart together and get their
+# node ranks, hence their global ranks, in the order they join).
 set -u
 name=$1 nodes=$2 port=$3
 shift 3
@@ -18,12 +20,13 @@ job=$work/job-$name
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$job"
 mkdir -p "$job"
-fr_env=old debug_file=0 restarts=0
+fr_env=old debug_file=0 restarts=0 rdzv=static
 for kv in "$@"; do
 	case $kv in
 	FR_ENV=new) fr_env=new ;;
 	DEBUG_FILE=1) debug_file=1 ;;
 	MAX_RESTARTS=*) restarts=${kv#MAX_RESTARTS=} ;;
+	RDZV=c10d) rdzv=c10d ;;
 	esac
 done
 # NODE_ENV=N:VAR=VALUE: VAR=VALUE for node N only (1-based)
@@ -43,8 +46,13 @@ for i in $(seq 1 "$nodes"); do
 		frvars="TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DEBUG_INFO_TEMP_FILE=$job/$host/fr/nccl_trace_rank_"
 	fi
 	[ "$debug_file" = 1 ] && frvars="$frvars NCCL_DEBUG_FILE=$job/$host/nccl.%h.%p.log"
-	cmd="torchrun --nnodes=$nodes --nproc-per-node=2 --node-rank=$((i - 1)) --master-addr=127.0.0.1"
-	cmd="$cmd --master-port=$port --max-restarts=$restarts --log-dir=$job/$host/torchrun --redirects=3 --tee=3"
+	cmd="torchrun --nnodes=$nodes --nproc-per-node=2"
+	if [ "$rdzv" = c10d ]; then
+		cmd="$cmd --rdzv-backend=c10d --rdzv-endpoint=127.0.0.1:$port --rdzv-id=job-$name --local-addr=127.0.0.1"
+	else
+		cmd="$cmd --node-rank=$((i - 1)) --master-addr=127.0.0.1 --master-port=$port"
+	fi
+	cmd="$cmd --max-restarts=$restarts --log-dir=$job/$host/torchrun --redirects=3 --tee=3"
 	cmd="$cmd $here/train.py --job=job-$name"
 	# shellcheck disable=SC2086
 	env NCCL_HOSTID="$host" NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL \
