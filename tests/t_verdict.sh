@@ -91,7 +91,10 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	# without the launcher's consoles (only the per-rank files of --log-dir):
 	# the exit reports are gone, so a rank and its node-mates may not be told
 	# apart; the cause must hold and the culprits stay on the culprit's node
-	if [ -n "$(find "$d" -name console.log | head -1)" ]; then
+	# (not for restarted jobs: a launcher that joins a new rendezvous round
+	# writes it under attempt_0 again, over the first attempt's files, and
+	# then only the console keeps the first attempt)
+	if [ -n "$(find "$d" -name console.log | head -1)" ] && [ -z "$(find "$d" -path '*/attempt_[1-9]*' | head -1)" ]; then
 		find "$d" -name console.log -delete
 		"$NF_BIN" ingest "$d" -o "$d.norun.db" -q > /dev/null 2>&1
 		check_node_verdict "verdict-noconsole/$label" "$d.norun.db" "$job"
