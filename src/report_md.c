@@ -220,8 +220,8 @@ static void culprit(struct rcomp *c)
 	for (size_t i = 0; i < m->culprit_ranks.n && i < CULPRITS_MAX; i++) {
 		int64_t rk = m->culprit_ranks.v[i];
 		const struct rm_rank *r = rm_rank_find(m, rk);
-		if (!r) {
-			rc_row(&t, true, rc_int(rk, "-"), xstrdup("?"), xstrdup("?"), xstrdup("?"), xstrdup("?"),
+		if (!r) { /* a rank with no line in the input */
+			rc_row(&t, true, rc_int(rk, "-"), xstrdup("(no logs)"), xstrdup("?"), xstrdup("?"), xstrdup("?"),
 			       xstrdup("?"), xstrdup("-"), xstrdup("-"));
 			continue;
 		}

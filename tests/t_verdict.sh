@@ -149,3 +149,14 @@ check "verdict-oom/says-oom" sh -c "'$NF_BIN' sql '$d.db' 'SELECT summary FROM v
 n=$(sql "$d.db" "SELECT count(*) FROM evidence e JOIN events v USING(event_id) WHERE e.finding_id = 0 AND v.kind = 'kernel_oom_kill'")
 check_eq "verdict-oom/cites-kernel-line" 1 "$n"
 rm -rf "$d" "$d.db"
+
+# a node whose files are missing: its ranks are named (low confidence) when
+# every rank with logs lost its connections at the first failure, and the
+# report says they have no logs
+d="$TMP/nonode"; rm -rf "$d"; mkdir -p "$d"; tar xzf testdata/corpus/kill.tar.gz -C "$d"
+rm -rf "$d/job-kill/gpu-node04"
+"$NF_BIN" ingest "$d" -o "$d.db" -q > /dev/null 2>&1
+check_eq "verdict-nonode-kill/culprits" "[6,7]" "$(sql "$d.db" "SELECT culprit_ranks FROM verdict")"
+check_eq "verdict-nonode-kill/cause" "rank_exited low" "$(sql "$d.db" "SELECT cause || ' ' || confidence FROM verdict")"
+check "verdict-nonode-kill/report-says-no-logs" sh -c "'$NF_BIN' report '$d.db' --format md | grep -q '^| 6 | (no logs) |'"
+rm -rf "$d" "$d.db"
