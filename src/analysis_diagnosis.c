@@ -33,9 +33,15 @@ void analysis_diagnosis(sqlite3 *db)
 		v_reset(&d.v);
 		done = diag_completed(&d);
 	}
-	if (!done && d.t0 == T_NONE) {
+	if (!done && d.t0 == T_NONE && !d.completed) {
+		/* a hang nobody reported: different calls at one site, else the rank behind */
+		d.untimed_hang = true;
 		v_reset(&d.v);
-		done = diag_silent_hang(&d);
+		done = diag_mismatch(&d);
+		if (!done) {
+			v_reset(&d.v);
+			done = diag_silent_hang(&d);
+		}
 	}
 	if (!done) {
 		v_reset(&d.v);

@@ -66,6 +66,7 @@ struct diagnosis {
 	int world;            /* world size the logs state, or nranks */
 	int64_t t0;           /* first failure in the job (T_NONE: none) */
 	bool completed;       /* the launcher or the app said it finished */
+	bool untimed_hang;    /* no failure, no end: the causes try a hang nobody reported */
 	bool any_dump;
 	struct verdict v;
 };

@@ -348,6 +348,14 @@ static bool truncated_message(struct diagnosis *d)
 	return true;
 }
 
+static bool any_timeout(const struct diagnosis *d)
+{
+	for (size_t i = 0; i < d->nranks; i++)
+		if (d->ranks[i].first_timeout_t != T_NONE)
+			return true;
+	return false;
+}
+
 bool diag_mismatch(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -391,7 +399,7 @@ bool diag_mismatch(struct diagnosis *d)
 
 	struct site *f = &first;
 	/* no timeout: NCCL matched the different calls anyway and the job ran on */
-	v->outcome = d->t0 != T_NONE ? "hang" : "completed";
+	v->outcome = d->t0 != T_NONE || d->untimed_hang ? "hang" : "completed";
 	v->cause = "collective_mismatch";
 	v->confidence = f->confidence;
 	v->first_failure_t = d->t0;
@@ -415,9 +423,12 @@ bool diag_mismatch(struct diagnosis *d)
 			v_cite_event(v, f->s[i].event_id, "the deviating call");
 		}
 		buf_printf(&v->summary, " The deviation was told from %s; %s", f->how,
-			   d->t0 != T_NONE ? "the group hung there and its peers timed out."
-					   : "nothing failed: NCCL does not check that the ranks make the same call, so the"
-					     " job ran on to its end, with wrong data from that collective on.");
+			   d->t0 != T_NONE && any_timeout(d) ? "the group hung there and its peers timed out."
+			   : d->t0 != T_NONE ? "the group hung there."
+			   : d->untimed_hang ? "the group hung there (no watchdog timeout was logged: blocking wait, a long"
+					       " timeout, or logs taken before it fired)."
+					     : "nothing failed: NCCL does not check that the ranks make the same call, so the"
+					       " job ran on to its end, with wrong data from that collective on.");
 		for (size_t i = 0; i < f->n; i++)
 			if (!f->deviant[i]) {
 				v_cite_event(v, f->s[i].event_id, "what the others called");
@@ -1060,6 +1071,112 @@ bool diag_stalled_text(struct diagnosis *d)
 
 /* ---- a hang no watchdog reported ---- */
 
+/* A rank behind its peers in some group while alone ahead of all of them in
+ * another group of three or more: it went on past a call it never made (a
+ * skipped collective, a rank that left the loop for the final barrier). Its
+ * peers, behind it only there, are waiting for it. The call it skipped: in
+ * the group its own order of calls says came next, among those it is
+ * behind in. le_sql: the CTEs le (each rank's last seq per group) and cmp
+ * (with the group's extremes) of diag_silent_hang. */
+static bool untimed_skip(struct diagnosis *d, const char *le_sql)
+{
+	struct verdict *v = &d->v;
+	char *sql = sqlite3_mprintf(
+		"%s, lead AS (SELECT pg, count(*) AS members, sum(le = mx) AS at_max FROM le JOIN ext USING(pg)"
+		"   GROUP BY pg)"
+		" SELECT c.rank, c.pg, c.le FROM cmp c JOIN lead l USING(pg)"
+		" WHERE l.members >= 3 AND l.at_max = 1 AND c.le = c.peer_max AND c.peer_max > c.peer_min"
+		"   AND EXISTS (SELECT 1 FROM cmp b WHERE b.rank = c.rank AND b.le < b.peer_max)"
+		" ORDER BY c.rank", le_sql);
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	sqlite3_free(sql);
+	int rank = -1, n = 0;
+	char ahead_pg[128] = "";
+	long ahead_le = -1;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int r = sqlite3_column_int(st, 0);
+		if (r != rank)
+			n++;
+		if (rank < 0) {
+			rank = r;
+			snprintf(ahead_pg, sizeof(ahead_pg), "%s", (const char *)sqlite3_column_text(st, 1));
+			ahead_le = (long)sqlite3_column_int64(st, 2);
+		}
+	}
+	sqlite3_finalize(st);
+	if (n != 1)
+		return false;
+	/* the groups it is behind in, and which of them its history says came next */
+	struct buf among = {0};
+	buf_puts(&among, "pg IN (");
+	char *q = sqlite3_mprintf("%s SELECT pg FROM cmp WHERE rank = %d AND le < peer_max ORDER BY pg", le_sql, rank);
+	st = db_prepare(d->db, q);
+	sqlite3_free(q);
+	int k = 0;
+	char first_pg[128] = "";
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *g = (const char *)sqlite3_column_text(st, 0);
+		if (!k)
+			snprintf(first_pg, sizeof(first_pg), "%s", g);
+		char *e = sqlite3_mprintf("%s%Q", k++ ? "," : "", g);
+		buf_puts(&among, e);
+		sqlite3_free(e);
+	}
+	sqlite3_finalize(st);
+	buf_putc(&among, ')');
+	char next[128] = "";
+	if (k > 1)
+		next_group_by_history_in(d, rank, among.data, next, sizeof(next));
+	buf_free(&among);
+	const char *pg = next[0] ? next : first_pg;
+	q = sqlite3_mprintf("%s SELECT le FROM cmp WHERE rank = %d AND pg = %Q", le_sql, rank, pg);
+	long le = (long)q_int(d->db, -1, "%s", q);
+	sqlite3_free(q);
+	int64_t peer_ev = 0;
+	int peer = -1;
+	st = db_prepare(d->db, "SELECT rank, op, event_id FROM collectives WHERE pg = ?1 AND seq = ?2 AND rank <> ?3"
+			       " ORDER BY op IS NULL, rank LIMIT 1");
+	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, le + 1);
+	sqlite3_bind_int(st, 3, rank);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		peer = sqlite3_column_int(st, 0);
+		snprintf(v->op, sizeof(v->op), "%s", sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
+		peer_ev = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	v_culprit(v, rank);
+	v->outcome = "hang";
+	v->cause = "collective_mismatch";
+	v->confidence = "medium";
+	v->first_failure_t = T_NONE;
+	set_pg(d, pg);
+	v->seq = le + 1;
+	struct buf who = {0};
+	rank_desc(d, rank, &who);
+	char other[128];
+	diag_pg_display(d, ahead_pg, other, sizeof(other));
+	buf_printf(&v->summary,
+		   "No rank timed out, failed or exited, and the job did not finish: the logs end while the ranks wait."
+		   " %s skipped %s #%ld of group %s (its last there was #%ld%s) and went on: it alone enqueued"
+		   " %s #%ld, where all its peers there are behind it. The ranks called different sequences of"
+		   " collectives, and the others wait for it. No watchdog timeout was logged (blocking wait, a long"
+		   " timeout, or logs taken before it fired).",
+		   who.data, v->op[0] ? v->op : "collective", v->seq, v->pg, le,
+		   peer >= 0 ? "; its peers enqueued it" : "", other, ahead_le);
+	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
+			      rank, pg, le),
+		     "the culprit's last collective in that group");
+	v_cite_event(v, peer_ev, "a peer that enqueued it");
+	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
+			      rank, ahead_pg, ahead_le),
+		     "the culprit went on");
+	if (!d->any_dump)
+		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
+	buf_free(&who);
+	return true;
+}
+
 /* No rank timed out, failed or exited, and the job did not finish: the logs
  * end while the ranks wait (blocking wait, a very long timeout, or logs taken
  * from a job still hung). What the ranks enqueued tells who stopped: a rank
@@ -1079,6 +1196,8 @@ bool diag_silent_hang(struct diagnosis *d)
 		 * above its minimum (per group, not per pair of ranks) */
 		" ext AS (SELECT pg, max(le) AS mx, min(le) AS mn FROM le GROUP BY pg),"
 		" cmp AS (SELECT l.rank, l.pg, l.le, x.mx AS peer_max, x.mn AS peer_min FROM le l JOIN ext x USING(pg))";
+	if (untimed_skip(d, le_sql))
+		return true;
 	char *sql = sqlite3_mprintf("%s SELECT rank, max(peer_max - le) FROM cmp GROUP BY rank"
 				    " HAVING sum(le < peer_max) > 0 AND sum(le > peer_min) = 0 ORDER BY rank", le_sql);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
