@@ -40,26 +40,39 @@ static int unique_id_root(struct diagnosis *d, int rank)
 		marker, (int)sizeof(marker) - 1, rank, marker);
 }
 
-/* Every rank with an init error failed waiting for the unique id of a rank
- * that has no logs at all: that rank never published it. */
-static bool init_waited_on_absent(struct diagnosis *d, int root, int64_t ev)
+/* Every rank with an init error failed waiting for the unique id of one
+ * rank, which has no init error of its own: that rank never published it
+ * (it stalled before or in its init, or left no logs at all). */
+static bool init_waited_on(struct diagnosis *d, int root, int64_t ev)
 {
 	struct verdict *v = &d->v;
-	struct rank_facts *r = diag_rank(d, root);
-	if (root < 0 || (r && r->events))
+	if (root < 0)
 		return false;
+	struct rank_facts *r = diag_rank(d, root);
+	bool logged = r && r->events;
 	v_culprit(v, root);
 	v->outcome = "init_failure";
-	v->cause = "init_failure";
-	v->confidence = "low";
+	v->cause = logged ? "rank_stalled" : "init_failure";
+	v->confidence = logged ? "medium" : "low";
 	v->first_failure_t = d->t0;
 	buf_printf(&v->summary,
-		   "NCCL communicator init failed: the ranks with logs failed fetching the NCCL unique id of rank %d"
-		   " through the store, which rank %d never published. The bundle has no line at all from rank %d:"
-		   " it failed or stalled before or during its own init (a bad interface, an error, host code"
-		   " before init_process_group: its logs would tell).",
-		   root, root, root);
+		   "NCCL communicator init failed: the other ranks failed fetching the NCCL unique id of rank %d"
+		   " through the store, which rank %d never published.",
+		   root, root);
+	if (logged)
+		buf_printf(&v->summary,
+			   " Rank %d logged no init error of its own: it was stuck before or in init_process_group"
+			   " (host code such as loading data, or a hang in its own init).", root);
+	else
+		buf_printf(&v->summary,
+			   " The bundle has no line at all from rank %d: it failed or stalled before or during its own"
+			   " init (a bad interface, an error, host code before init_process_group: its logs would tell).",
+			   root);
 	v_cite_event(v, ev, "a rank waiting for its unique id");
+	if (logged)
+		v_cite_event(v, q_int(d->db, 0, "SELECT event_id FROM events WHERE rank = %d AND time_us IS NOT NULL"
+						" ORDER BY time_us DESC, event_id DESC LIMIT 1", root),
+			     "its last line");
 	return true;
 }
 
@@ -115,7 +128,7 @@ bool diag_init_failure(struct diagnosis *d)
 			continue;
 		/* waiting for another rank's unique id: that rank's failure */
 		int root = unique_id_root(d, cands[i].rank);
-		if (root >= 0 && root != cands[i].rank && !(diag_rank(d, root) && diag_rank(d, root)->events)) {
+		if (root >= 0 && root != cands[i].rank) {
 			waited_root = root;
 			waited_ev = cands[i].ev;
 			continue;
@@ -129,7 +142,7 @@ bool diag_init_failure(struct diagnosis *d)
 	}
 	free(cands);
 	if (v->nculprits == 0)
-		return init_waited_on_absent(d, waited_root, waited_ev);
+		return init_waited_on(d, waited_root, waited_ev);
 
 	v->outcome = "init_failure";
 	v->cause = "init_failure";
