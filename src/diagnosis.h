@@ -75,6 +75,12 @@ struct diagnosis {
 void diag_load(struct diagnosis *d, sqlite3 *db);
 void diag_free(struct diagnosis *d);
 struct rank_facts *diag_rank(struct diagnosis *d, int rank);
+/* A rank of the job (below d->world) without a single line in the input. */
+bool diag_rank_absent(struct diagnosis *d, int rank);
+/* How many ranks of the job have no line in the input. */
+size_t diag_ranks_absent(struct diagnosis *d);
+/* The verdict's culprits are every rank of host, and it has more than one. */
+bool diag_culprits_whole_host(struct diagnosis *d, const char *host);
 const char *diag_pg_display(struct diagnosis *d, const char *pg, char *out, size_t n);
 void diag_hosts_json(struct diagnosis *d, const int *ranks, size_t n, struct buf *out);
 void fmt_time(int64_t t, char *out, size_t n);

@@ -18,12 +18,6 @@
 
 #include "case_db.h"
 
-static bool absent(struct diagnosis *d, int rank)
-{
-	struct rank_facts *r = diag_rank(d, rank);
-	return !r || !r->events;
-}
-
 /* A group that timed out in a collective every member with logs entered
  * has its hang explained by its members without logs: then every rank
  * without logs is a culprit. The first such collective's group, seq and
@@ -52,7 +46,7 @@ static int64_t waited_on_absent(struct diagnosis *d)
 		sqlite3_stmt *m = db_prepare(d->db, "SELECT rank FROM pg_members WHERE pg = ? ORDER BY rank");
 		sqlite3_bind_text(m, 1, pg, -1, SQLITE_STATIC);
 		while (sqlite3_step(m) == SQLITE_ROW)
-			absent_members += absent(d, sqlite3_column_int(m, 0));
+			absent_members += diag_rank_absent(d, sqlite3_column_int(m, 0));
 		sqlite3_finalize(m);
 		if (absent_members && !first_ev) {
 			diag_pg_display(d, pg, v->pg, sizeof(v->pg));
@@ -70,7 +64,7 @@ static int64_t waited_on_absent(struct diagnosis *d)
 	 * which of them began it is not in the bundle */
 	if (first_ev)
 		for (int rank = 0; rank < d->world; rank++)
-			if (absent(d, rank))
+			if (diag_rank_absent(d, rank))
 				v_culprit(v, rank);
 	return first_ev;
 }
@@ -101,10 +95,7 @@ bool diag_absent(struct diagnosis *d)
 	struct verdict *v = &d->v;
 	if (d->t0 == T_NONE || d->completed)
 		return false;
-	size_t nabsent = 0;
-	for (int rank = 0; rank < d->world; rank++)
-		nabsent += absent(d, rank);
-	if (!nabsent)
+	if (!diag_ranks_absent(d))
 		return false;
 	int64_t lost_t = T_NONE;
 	int64_t lost_ev = diag_first_lost_connection(d, &lost_t);
@@ -118,7 +109,7 @@ bool diag_absent(struct diagnosis *d)
 				return false;
 		}
 		for (int rank = 0; rank < d->world; rank++)
-			if (absent(d, rank))
+			if (diag_rank_absent(d, rank))
 				v_culprit(v, rank);
 	} else if (nodes_missing(d)) {
 		wait_ev = waited_on_absent(d);

@@ -384,13 +384,7 @@ bool diag_rank_exited(struct diagnosis *d)
 		struct buf l = {0};
 		fmt_rank_list(v->culprits, v->nculprits, &l);
 		buf_printf(&v->summary, " Ranks %s died at the same time", l.data);
-		size_t on_host = 0, dead_on_host = 0;
-		for (size_t i = 0; i < d->nranks; i++)
-			if (strcmp(d->ranks[i].host, first->host) == 0) {
-				on_host++;
-				dead_on_host += v_has_culprit(v, d->ranks[i].rank);
-			}
-		if (first->host[0] && on_host > 1 && dead_on_host == on_host && dead_on_host == v->nculprits)
+		if (diag_culprits_whole_host(d, first->host))
 			buf_printf(&v->summary, ": every rank of %s (the node, its launcher or its job step was killed)",
 				   first->host);
 		buf_putc(&v->summary, '.');

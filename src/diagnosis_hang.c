@@ -1071,6 +1071,27 @@ bool diag_stalled_text(struct diagnosis *d)
 
 /* ---- a hang no watchdog reported ---- */
 
+/* A peer of rank that enqueued pg #seq (preferring one whose operation is
+ * known): its rank (-1: none), its event in *ev, the operation into the
+ * verdict's op. */
+static int peer_that_made(struct diagnosis *d, const char *pg, long seq, int rank, int64_t *ev)
+{
+	int peer = -1;
+	sqlite3_stmt *st = db_prepare(d->db, "SELECT rank, op, event_id FROM collectives WHERE pg = ?1 AND seq = ?2"
+					     " AND rank <> ?3 ORDER BY op IS NULL, rank LIMIT 1");
+	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, seq);
+	sqlite3_bind_int(st, 3, rank);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		peer = sqlite3_column_int(st, 0);
+		snprintf(d->v.op, sizeof(d->v.op), "%s",
+			 sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
+		*ev = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return peer;
+}
+
 /* A rank behind its peers in some group while alone ahead of all of them in
  * another group of three or more: it went on past a call it never made (a
  * skipped collective, a rank that left the loop for the final barrier). Its
@@ -1133,18 +1154,7 @@ static bool untimed_skip(struct diagnosis *d, const char *le_sql)
 	long le = (long)q_int(d->db, -1, "%s", q);
 	sqlite3_free(q);
 	int64_t peer_ev = 0;
-	int peer = -1;
-	st = db_prepare(d->db, "SELECT rank, op, event_id FROM collectives WHERE pg = ?1 AND seq = ?2 AND rank <> ?3"
-			       " ORDER BY op IS NULL, rank LIMIT 1");
-	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, le + 1);
-	sqlite3_bind_int(st, 3, rank);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		peer = sqlite3_column_int(st, 0);
-		snprintf(v->op, sizeof(v->op), "%s", sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
-		peer_ev = sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
+	int peer = peer_that_made(d, pg, le + 1, rank, &peer_ev);
 	v_culprit(v, rank);
 	v->outcome = "hang";
 	v->cause = "collective_mismatch";
@@ -1198,11 +1208,8 @@ bool diag_silent_hang(struct diagnosis *d)
 		" cmp AS (SELECT l.rank, l.pg, l.le, x.mx AS peer_max, x.mn AS peer_min FROM le l JOIN ext x USING(pg))";
 	/* who is behind whom says nothing when some ranks left no line at all:
 	 * the ranks with logs may all be waiting on them */
-	for (int r = 0; r < d->world; r++) {
-		struct rank_facts *f = diag_rank(d, r);
-		if (!f || !f->events)
-			return false;
-	}
+	if (diag_ranks_absent(d))
+		return false;
 	if (untimed_skip(d, le_sql))
 		return true;
 	char *sql = sqlite3_mprintf("%s SELECT rank, max(peer_max - le) FROM cmp GROUP BY rank"
@@ -1236,18 +1243,7 @@ bool diag_silent_hang(struct diagnosis *d)
 	int64_t peer_ev = 0;
 	int peer = -1;
 	if (pg[0]) {
-		st = db_prepare(d->db, "SELECT rank, op, event_id FROM collectives WHERE pg = ?1 AND seq = ?2 AND rank <> ?3"
-				       " ORDER BY op IS NULL, rank LIMIT 1");
-		sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 2, le + 1);
-		sqlite3_bind_int(st, 3, rank);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			peer = sqlite3_column_int(st, 0);
-			snprintf(v->op, sizeof(v->op), "%s",
-				 sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
-			peer_ev = sqlite3_column_int64(st, 2);
-		}
-		sqlite3_finalize(st);
+		peer = peer_that_made(d, pg, le + 1, rank, &peer_ev);
 		set_pg(d, pg);
 		v->seq = le + 1;
 	}

@@ -123,6 +123,31 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;
 }
 
+bool diag_rank_absent(struct diagnosis *d, int rank)
+{
+	struct rank_facts *r = diag_rank(d, rank);
+	return !r || !r->events;
+}
+
+size_t diag_ranks_absent(struct diagnosis *d)
+{
+	size_t n = 0;
+	for (int rank = 0; rank < d->world; rank++)
+		n += diag_rank_absent(d, rank);
+	return n;
+}
+
+bool diag_culprits_whole_host(struct diagnosis *d, const char *host)
+{
+	size_t on_host = 0, culprits_on_host = 0;
+	for (size_t i = 0; i < d->nranks; i++)
+		if (strcmp(d->ranks[i].host, host) == 0) {
+			on_host++;
+			culprits_on_host += v_has_culprit(&d->v, d->ranks[i].rank);
+		}
+	return host[0] && on_host > 1 && culprits_on_host == on_host && d->v.nculprits == on_host;
+}
+
 bool diag_op_uncompared(const char *op)
 {
 	char quoted[40];

@@ -68,28 +68,24 @@ bool diag_rank_vanished(struct diagnosis *d)
 	int64_t lost_ev = diag_first_lost_connection(d, &lost_t);
 	if (!lost_ev)
 		return false;
-	bool *silent = xcalloc(d->nranks ? d->nranks : 1, sizeof(*silent));
-	bool *follower = xcalloc(d->nranks ? d->nranks : 1, sizeof(*follower));
-	bool *seen = xcalloc(d->nranks ? d->nranks : 1, sizeof(*seen));
+	/* per rank (index into d->ranks): silent since the loss; saw a silent
+	 * node-mate go before it; seen going by a node-mate */
+	struct gone {
+		bool silent, follower, seen;
+	} *g = xcalloc(d->nranks ? d->nranks : 1, sizeof(*g));
 	size_t nsilent = 0, lived_on = 0;
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
-		silent[i] = went_silent(r, lost_t);
-		nsilent += silent[i];
-		if (!silent[i] && (r->has_dump || (r->last_t != T_NONE && r->last_t >= lost_t)))
+		g[i].silent = went_silent(r, lost_t);
+		nsilent += g[i].silent;
+		if (!g[i].silent && (r->has_dump || (r->last_t != T_NONE && r->last_t >= lost_t)))
 			lived_on++;
 	}
 	/* ranks without any logs could have ended first as well, unless a
 	 * silent one was seen going (below) */
-	size_t nabsent = 0;
-	for (int rank = 0; rank < d->world; rank++) {
-		struct rank_facts *r = diag_rank(d, rank);
-		nabsent += !r || !r->events;
-	}
+	size_t nabsent = diag_ranks_absent(d);
 	if (!nsilent || !lived_on || nsilent * 2 > d->nranks) {
-		free(silent);
-		free(follower);
-		free(seen);
+		free(g);
 		return false;
 	}
 	/* who saw whom go, on the same host */
@@ -102,11 +98,11 @@ bool diag_rank_vanished(struct diagnosis *d)
 		if (!y || !y->host[0])
 			continue;
 		struct rank_facts *x = host_local(d, y->host, sqlite3_column_int(st, 1));
-		if (!x || x == y || !silent[x - d->ranks])
+		if (!x || x == y || !g[x - d->ranks].silent)
 			continue;
-		seen[x - d->ranks] = true;
-		if (silent[y - d->ranks])
-			follower[y - d->ranks] = true;
+		g[x - d->ranks].seen = true;
+		if (g[y - d->ranks].silent)
+			g[y - d->ranks].follower = true;
 		if (!saw_ev)
 			saw_ev = sqlite3_column_int64(st, 2);
 	}
@@ -114,29 +110,21 @@ bool diag_rank_vanished(struct diagnosis *d)
 	/* those seen going first; else the silent ones that saw nobody go; else all */
 	bool any_seen = false;
 	for (size_t i = 0; i < d->nranks; i++)
-		any_seen |= silent[i] && seen[i] && !follower[i];
+		any_seen |= g[i].silent && g[i].seen && !g[i].follower;
 	if (nabsent && !any_seen) {
-		free(silent);
-		free(follower);
-		free(seen);
+		free(g);
 		return false;
 	}
 	struct rank_facts *first = NULL;
 	for (int pass = 0; pass < 2 && !first; pass++)
 		for (size_t i = 0; i < d->nranks; i++)
-			if (silent[i] && (pass == 1 || (!follower[i] && (seen[i] || !any_seen)))) {
+			if (g[i].silent && (pass == 1 || (!g[i].follower && (g[i].seen || !any_seen)))) {
 				v_culprit(v, d->ranks[i].rank);
 				if (!first)
 					first = &d->ranks[i];
 			}
 	/* a whole host silent together is the host (or its launcher) going */
-	size_t on_host = 0, culprits_on_host = 0;
-	for (size_t i = 0; i < d->nranks; i++)
-		if (strcmp(d->ranks[i].host, first->host) == 0) {
-			on_host++;
-			culprits_on_host += v_has_culprit(v, d->ranks[i].rank);
-		}
-	bool whole_host = first->host[0] && on_host > 1 && culprits_on_host == on_host && v->nculprits == on_host;
+	bool whole_host = diag_culprits_whole_host(d, first->host);
 
 	v->outcome = "crash";
 	v->cause = "rank_exited";
@@ -168,11 +156,11 @@ bool diag_rank_vanished(struct diagnosis *d)
 		   v->nculprits == 1 ? "its" : "their");
 	size_t nfollow = 0;
 	for (size_t i = 0; i < d->nranks; i++)
-		nfollow += follower[i] && !v_has_culprit(v, d->ranks[i].rank);
+		nfollow += g[i].follower && !v_has_culprit(v, d->ranks[i].rank);
 	if (nfollow) {
 		struct buf f = {0};
 		for (size_t i = 0; i < d->nranks; i++)
-			if (follower[i] && !v_has_culprit(v, d->ranks[i].rank))
+			if (g[i].follower && !v_has_culprit(v, d->ranks[i].rank))
 				buf_printf(&f, "%s%d", f.len ? ", " : "", d->ranks[i].rank);
 		buf_printf(&v->summary,
 			   " Rank%s %s of the same host saw it go (NCCL's \"Connection closed by localRank\") and"
@@ -193,8 +181,6 @@ bool diag_rank_vanished(struct diagnosis *d)
 	v_cite_event(v, saw_ev, "a rank of its host seeing it go");
 	buf_free(&who);
 	buf_free(&l);
-	free(silent);
-	free(follower);
-	free(seen);
+	free(g);
 	return true;
 }

@@ -92,8 +92,7 @@ static void note_missing(struct diagnosis *d)
 	struct buf l = {0};
 	int count = 0;
 	for (int rank = 0; rank < d->world && count < 64; rank++) {
-		struct rank_facts *r = diag_rank(d, rank);
-		if (!r || !r->events) {
+		if (diag_rank_absent(d, rank)) {
 			if (l.len)
 				buf_puts(&l, ", ");
 			buf_printf(&l, "%d", rank);
