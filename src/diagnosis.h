@@ -139,6 +139,16 @@ bool diag_waits_in_transfer(struct diagnosis *d, int rank);
  * diag_op_uncompared() for C. */
 #define DIAG_UNCOMPARED_OPS "'SEND','RECV','ALLTOALL','GATHER','SCATTER','COALESCED'"
 bool diag_op_uncompared(const char *op);
+/* An event (of the events table, unaliased) that is a sticky CUDA error of
+ * the process's own GPU work, after which every CUDA call of the process
+ * fails, NCCL's included: NCCL's "Cuda failure '...'" and PyTorch's copy of
+ * it under "Last error:". */
+#define DIAG_CUDA_STICKY                                                                                   \
+	"(kind IN ('nccl_cuda_failure', 'nccl_last_error_text') AND (field(fields, 'msg') LIKE"              \
+	" '%illegal memory access%' OR field(fields, 'msg') LIKE '%device-side assert%' OR field(fields,"     \
+	" 'msg') LIKE '%misaligned address%' OR field(fields, 'msg') LIKE '%illegal instruction%' OR"         \
+	" field(fields, 'msg') LIKE '%unspecified launch failure%' OR field(fields, 'msg') LIKE"              \
+	" '%uncorrectable ECC%'))"
 /* What showed a responsive rank alive: "it answered the dump request" or
  * "it logged after the first failure". */
 const char *diag_alive_sign(const struct rank_facts *r);

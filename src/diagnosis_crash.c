@@ -12,6 +12,8 @@
 /* Slack between clocks of different loggers and hosts, and the launcher's
  * polling delay: failures this close are "at the same time". */
 #define SLACK_US (30 * 1000000LL)
+/* how late a launcher may report a death it polls for */
+#define LAUNCHER_LAG_US (5 * 1000000LL)
 
 static int64_t others_first_failure(struct diagnosis *d, const struct verdict *v, int except_rank)
 {
@@ -24,6 +26,49 @@ static int64_t others_first_failure(struct diagnosis *d, const struct verdict *v
 			t = r->first_error_t;
 	}
 	return t;
+}
+
+/* ---- a death from outside (the init and exception rules defer to it) ---- */
+
+/* The rank's process died from outside: a signal or an exit status that
+ * neither PyTorch's own teardown nor an error of its own explains. */
+static bool external_exit(const struct rank_facts *r)
+{
+	if (!r->exited || r->exit_code == 0 || r->sigterm_by_launcher || r->watchdog_abort)
+		return false;
+	/* an abort after its own collective failure is PyTorch tearing down */
+	if (r->first_timeout_t != T_NONE && (r->exit_t == T_NONE || r->first_timeout_t <= r->exit_t))
+		return false;
+	if (strcmp(r->exit_signal, "SIGABRT") == 0 && r->first_error_t != T_NONE &&
+	    (r->exit_t == T_NONE || r->first_error_t <= r->exit_t))
+		return false;
+	/* an exit status (not a signal) after an error of its own is that
+	 * error's doing (Python exits 1 on an uncaught exception); a time on a
+	 * whole second (the launcher's failure report) may be up to a second early */
+	int64_t exit_by = r->exit_t != T_NONE && r->exit_t % 1000000 == 0 ? r->exit_t + 999999 : r->exit_t;
+	if (r->exit_code > 0 && r->first_error_t != T_NONE && r->exit_t != T_NONE && r->first_error_t <= exit_by)
+		return false;
+	return true;
+}
+
+/* Killed from outside: a signal death external_exit() keeps. (An exit
+ * status of 1 is what Python returns after an uncaught exception: in an init
+ * failure, a rank whose own error is not in the bundle.) */
+static bool killed_from_outside(const struct rank_facts *r)
+{
+	return external_exit(r) && r->exit_code < 0;
+}
+
+/* When the first rank killed from outside died; T_NONE if none was. */
+static int64_t first_killed(struct diagnosis *d)
+{
+	int64_t first = T_NONE;
+	for (size_t i = 0; i < d->nranks; i++) {
+		const struct rank_facts *r = &d->ranks[i];
+		if (killed_from_outside(r) && r->exit_t != T_NONE && (first == T_NONE || r->exit_t < first))
+			first = r->exit_t;
+	}
+	return first;
 }
 
 /* ---- init failure ---- */
@@ -40,6 +85,96 @@ static int unique_id_root(struct diagnosis *d, int rank)
 		marker, (int)sizeof(marker) - 1, rank, marker);
 }
 
+/* An init error that says the store (the launcher's TCPStore, served on
+ * one node) could not be reached or went away: "The client socket has timed
+ * out after 20000ms while trying to connect to (host, port)", "store->get('0')
+ * got error: Failed to recv, got 0 bytes. Connection was likely closed". */
+static const char store_lost_sql[] =
+	"kind = 'py_exception' AND (field(fields, 'msg') LIKE '%trying to connect to%'"
+	" OR field(fields, 'msg') LIKE '%failed to connect%'"
+	" OR field(fields, 'msg') LIKE '%Connection was likely closed%')";
+
+/* The rank's error saying the store was lost; 0 if none. */
+static int64_t store_unreachable(struct diagnosis *d, int rank)
+{
+	return q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE rank = %d AND %s", rank, store_lost_sql);
+}
+
+/* Every rank with an init error lost the store, and every rank of some
+ * hosts went silent without an error (or left no line at all): the store's
+ * node was gone (its launcher serves the store and ends when the node's
+ * processes do). Its ranks are named, low: which of them began it, only the
+ * launcher's report (not in the bundle) would tell. */
+static bool init_store_lost(struct diagnosis *d, int64_t ev)
+{
+	struct verdict *v = &d->v;
+	if (!ev)
+		return false;
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (r->events && r->first_error_t == T_NONE && !r->init_complete && !r->exited)
+			v_culprit(v, r->rank);
+	}
+	/* whole hosts only: a silent rank beside one that failed is that host's waiter */
+	for (size_t i = 0; i < v->nculprits; i++) {
+		struct rank_facts *r = diag_rank(d, v->culprits[i]);
+		if (!r || !r->host[0] || !diag_culprits_whole_host(d, r->host)) {
+			v->nculprits = 0;
+			return false;
+		}
+	}
+	bool absent = v->nculprits == 0;
+	for (int rank = 0; absent && rank < d->world; rank++)
+		if (diag_rank_absent(d, rank))
+			v_culprit(v, rank);
+	if (v->nculprits == 0)
+		return false;
+	v->outcome = "crash";
+	v->cause = "rank_exited";
+	v->confidence = "low";
+	v->first_failure_t = d->t0;
+	char what[512] = "";
+	q_text(d->db, what, sizeof(what), "SELECT field(fields, 'msg') FROM events WHERE event_id = %lld",
+	       (long long)ev);
+	/* "... but store->get('0') got error: Failed to recv ...": the error */
+	const char *err = strstr(what, "got error: ");
+	err = err ? err + strlen("got error: ") : what;
+	struct buf l = {0};
+	fmt_rank_list(v->culprits, v->nculprits, &l);
+	buf_printf(&v->summary, "The ranks that failed in init lost the store (\"%s\")", err);
+	if (absent) {
+		buf_printf(&v->summary, ", and rank%s %s left no line in the logs: the store's node is most likely among"
+					" theirs (the launcher of one node serves the store and ends with it), and its processes"
+					" ended (killed, crashed, or taken down by their launcher).",
+			   v->nculprits > 1 ? "s" : "", l.data);
+	} else {
+		int64_t last = T_NONE;
+		struct buf hosts = {0};
+		for (size_t i = 0; i < v->nculprits; i++) {
+			struct rank_facts *r = diag_rank(d, v->culprits[i]);
+			if (r->last_t != T_NONE && (last == T_NONE || r->last_t > last))
+				last = r->last_t;
+			if (!strstr(hosts.data ? hosts.data : "", r->host))
+				buf_printf(&hosts, "%s%s", hosts.len ? ", " : "", r->host);
+		}
+		char t[32];
+		fmt_time(last, t, sizeof(t));
+		buf_printf(&v->summary, ", and every rank of %s (rank%s %s) went silent after %s without an error of its"
+					" own. The launcher of one node serves the store and ends with it: that node's processes"
+					" ended (killed, crashed, or taken down by their launcher).",
+			   hosts.data, v->nculprits > 1 ? "s" : "", l.data, t);
+		buf_free(&hosts);
+		for (size_t i = 0; i < v->nculprits && i < 4; i++)
+			v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM events WHERE rank = %d"
+							" AND time_us IS NOT NULL", v->culprits[i]),
+				     "last sign of life");
+	}
+	buf_puts(&v->summary, " Which rank went first, only the launcher's report would tell (not in the logs).");
+	v_cite_event(v, ev, "a rank losing the store");
+	buf_free(&l);
+	return true;
+}
+
 /* Every rank with an init error failed waiting for the unique id of one
  * rank, which has no init error of its own: that rank never published it
  * (it stalled before or in its init, or left no logs at all). */
@@ -49,6 +184,9 @@ static bool init_waited_on(struct diagnosis *d, int root, int64_t ev)
 	if (root < 0)
 		return false;
 	struct rank_facts *r = diag_rank(d, root);
+	/* it was killed (the launcher saw it): the dead rank's rule */
+	if (r && killed_from_outside(r))
+		return false;
 	bool logged = r && r->events;
 	v_culprit(v, root);
 	v->outcome = "init_failure";
@@ -84,14 +222,21 @@ bool diag_init_failure(struct diagnosis *d)
 		"SELECT rank, min(event_id), min(time_us) FROM events WHERE rank IS NOT NULL AND ("
 		"  kind IN ('nccl_no_socket_if','nccl_net_no_interface')"
 		"  OR (kind IN ('nccl_warn','nccl_cuda_failure','nccl_error_exception')"
-		"      AND rank IN (SELECT rank FROM rank_status WHERE init_complete = 0))"
+		"      AND rank IN (SELECT rank FROM rank_status WHERE init_complete = 0)"
+		"      AND NOT (kind = 'nccl_error_exception' AND field(fields, 'what') LIKE 'remote process exited%'))"
 		/* an exception is an init error only when it speaks of communication */
 		"  OR (kind = 'py_exception' AND rank IN (SELECT rank FROM rank_status WHERE init_complete = 0)"
+		/* NCCL's "remote process exited or there was a network error": a peer's failure */
+		"      AND rank NOT IN (SELECT rank FROM events WHERE kind = 'nccl_error_code' AND rank IS NOT NULL"
+		"                       AND field(fields, 'code') = 'ncclRemoteError')"
+		"      AND coalesce(field(fields, 'msg'), '') NOT LIKE '%remote process exited%'"
 		"      AND (SELECT t LIKE '%nccl%' OR t LIKE '%Dist%Error%' OR t LIKE '%ProcessGroup%'"
 		"           OR t LIKE '%init_process_group%' OR t LIKE '%rendezvous%' OR t LIKE '%TCPStore%'"
 		"           OR t LIKE '%socket%' OR t LIKE '%communicator%'"
 		"           FROM (SELECT coalesce(field(fields, 'type'), '') || ' ' || coalesce(field(fields, 'msg'), '') AS t)))"
-		") GROUP BY rank ORDER BY rank");
+		/* a CUDA error of the rank's own work breaks its init too: not an init failure */
+		") AND rank NOT IN (SELECT rank FROM events WHERE rank IS NOT NULL AND " DIAG_CUDA_STICKY ")"
+		" GROUP BY rank ORDER BY rank");
 	int64_t first = T_NONE;
 	int64_t first_event = 0;
 	struct cand {
@@ -112,6 +257,18 @@ bool diag_init_failure(struct diagnosis *d)
 		cands[nc++].t = db_column_int_or(st, 2, T_NONE);
 	}
 	sqlite3_finalize(st);
+	/* a rank killed before any init error (or just after: the launcher
+	 * polls): the others' errors (the store gone with its node, a unique id
+	 * never published) are its consequences */
+	int64_t died = first_killed(d);
+	int64_t first_err = T_NONE;
+	for (size_t i = 0; i < nc; i++)
+		if (cands[i].t != T_NONE && (first_err == T_NONE || cands[i].t < first_err))
+			first_err = cands[i].t;
+	if (died != T_NONE && first_err != T_NONE && died < first_err + LAUNCHER_LAG_US) {
+		free(cands);
+		return false;
+	}
 	/* where some hosts lack the interface NCCL was told to use, the ranks of
 	 * the other hosts fail only because those died (the store, the unique id
 	 * they wait for): consequences, not culprits */
@@ -120,12 +277,20 @@ bool diag_init_failure(struct diagnosis *d)
 		" WHERE e.kind IN ('nccl_no_socket_if','nccl_net_no_interface') AND e.rank IS NOT NULL";
 	bool any_local = q_int(d->db, 0, "%s", local_sql) > 0;
 	int waited_root = -1;
-	int64_t waited_ev = 0;
+	int64_t waited_ev = 0, store_ev = 0;
 	for (size_t i = 0; i < nc; i++) {
 		struct rank_facts *r = diag_rank(d, cands[i].rank);
 		if (any_local && r && r->host[0] &&
 		    q_int(d->db, 0, "%s AND coalesce(e.host, s.host) = %Q", local_sql, r->host) == 0)
 			continue;
+		/* the store could not be reached: its node's failure, unless the
+		 * rank's own interface is missing (any_local) */
+		int64_t unreachable = any_local ? 0 : store_unreachable(d, cands[i].rank);
+		if (unreachable) {
+			if (!store_ev)
+				store_ev = unreachable;
+			continue;
+		}
 		/* waiting for another rank's unique id: that rank's failure */
 		int root = unique_id_root(d, cands[i].rank);
 		if (root >= 0 && root != cands[i].rank) {
@@ -141,6 +306,8 @@ bool diag_init_failure(struct diagnosis *d)
 		v_cite_event(v, cands[i].ev, "init error");
 	}
 	free(cands);
+	if (v->nculprits == 0 && waited_root < 0)
+		return init_store_lost(d, store_ev);
 	if (v->nculprits == 0)
 		return init_waited_on(d, waited_root, waited_ev);
 
@@ -235,17 +402,31 @@ static bool consequence_exception(const char *type, const char *msg)
 bool diag_app_exception(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
+	/* Python exceptions, and CUDA errors of a rank's own GPU work that may
+	 * reach Python only as an NCCL error ("unhandled cuda error") */
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT event_id, rank, time_us, coalesce(field(fields, 'type'),''),"
-		" coalesce(field(fields, 'msg'),'') FROM events"
-		" WHERE kind = 'py_exception' AND rank IS NOT NULL ORDER BY time_us IS NULL, time_us, event_id");
+		"SELECT * FROM (SELECT event_id, rank, time_us, coalesce(field(fields, 'type'),''),"
+		" coalesce(field(fields, 'msg'),''), 0 FROM events"
+		" WHERE kind = 'py_exception' AND rank IS NOT NULL"
+		" UNION ALL SELECT event_id, rank, time_us, 'CUDA error', field(fields, 'msg'), 1 FROM events"
+		" WHERE rank IS NOT NULL AND " DIAG_CUDA_STICKY
+		/* an error line of the application, after which its process ended
+		 * with a failure status (or without destroying its process group) */
+		" UNION ALL SELECT e.event_id, e.rank, e.time_us, 'error', field(e.fields, 'msg'), 2 FROM events e"
+		" WHERE e.kind = 'app_error' AND e.rank IS NOT NULL AND e.time_us IS NOT NULL AND EXISTS (SELECT 1"
+		"  FROM events x WHERE x.rank = e.rank AND x.time_us >= e.time_us AND (x.kind = 'pg_destroy_warning'"
+		"  OR (x.kind = 'torchrun_worker_failed' AND field(x.fields, 'exitcode') > 0))))"
+		" ORDER BY time_us IS NULL, time_us, event_id");
 	int64_t first_t = T_NONE, first_ev = 0;
 	int first_rank = -1;
+	int first_what = 0; /* 0 an exception, 1 a CUDA error, 2 an error line */
 	char type[128] = "", msg[256] = "";
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *ty = (const char *)sqlite3_column_text(st, 3);
 		const char *ms = (const char *)sqlite3_column_text(st, 4);
-		if (consequence_exception(ty, ms))
+		int what = sqlite3_column_int(st, 5);
+		bool cuda = what == 1;
+		if (!cuda && consequence_exception(ty, ms))
 			continue;
 		int rank = sqlite3_column_int(st, 1);
 		struct rank_facts *r = diag_rank(d, rank);
@@ -254,9 +435,16 @@ bool diag_app_exception(struct diagnosis *d)
 		if (first_rank < 0) {
 			first_rank = rank;
 			first_t = t;
+			first_what = what;
 			first_ev = sqlite3_column_int64(st, 0);
 			snprintf(type, sizeof(type), "%s", ty);
-			snprintf(msg, sizeof(msg), "%s", ms);
+			/* PyTorch's copy says "Cuda failure 'what'": the what */
+			const char *q = cuda ? strchr(ms, '\'') : NULL;
+			const char *q2 = q ? strchr(q + 1, '\'') : NULL;
+			if (q2)
+				snprintf(msg, sizeof(msg), "%.*s", (int)(q2 - q - 1), q + 1);
+			else
+				snprintf(msg, sizeof(msg), "%s", ms);
 			v_culprit(v, rank);
 		} else if (rank != first_rank && t != T_NONE && first_t != T_NONE && t - first_t < 2000000 &&
 			   strcmp(ty, type) == 0) {
@@ -278,12 +466,40 @@ bool diag_app_exception(struct diagnosis *d)
 	v->confidence = "high";
 	struct buf who = {0};
 	rank_desc(d, first_rank, &who);
-	buf_printf(&v->summary, "%s raised %s%s%s", who.data, type, msg[0] ? ": " : "", msg);
+	if (first_what == 1)
+		buf_printf(&v->summary, "%s hit a CUDA error in its own GPU work: \"%s\"", who.data, msg);
+	else if (first_what == 2)
+		buf_printf(&v->summary, "%s logged an error and ended: \"%s\"", who.data, msg);
+	else
+		buf_printf(&v->summary, "%s raised %s%s%s", who.data, type, msg[0] ? ": " : "", msg);
 	if (r && r->last_step >= 0)
 		buf_printf(&v->summary, " after step %ld", r->last_step);
 	if (r && r->exited)
 		buf_printf(&v->summary, " and exited with code %d", r->exit_code);
 	buf_putc(&v->summary, '.');
+	int64_t assert_ev = q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'cuda_device_assert' AND rank = %d",
+				  first_rank);
+	if (assert_ev) {
+		sqlite3_stmt *a = db_prepare(d->db, "SELECT coalesce(field(fields, 'kernel'), ''),"
+						    " coalesce(field(fields, 'assertion'), ''), coalesce(field(fields, 'file'), ''),"
+						    " coalesce(field(fields, 'line'), '') FROM events WHERE event_id = ?");
+		sqlite3_bind_int64(a, 1, assert_ev);
+		if (sqlite3_step(a) == SQLITE_ROW) {
+			const char *file = (const char *)sqlite3_column_text(a, 2);
+			const char *base = strrchr(file, '/');
+			buf_printf(&v->summary, " The GPU kernel %s failed its assertion `%s` (%s:%s): most often an index or"
+						" a label out of range.", sqlite3_column_text(a, 0), sqlite3_column_text(a, 1),
+				   base ? base + 1 : file, sqlite3_column_text(a, 3));
+		}
+		sqlite3_finalize(a);
+		v_cite_event(v, assert_ev, "the failed assertion");
+	}
+	if (first_what == 1 || strstr(msg, "CUDA error"))
+		buf_printf(&v->summary, " A CUDA error like this one is sticky: every later CUDA call of the process fails,"
+					" NCCL's included.%s",
+			   assert_ev ? ""
+				     : " Most often a kernel read or wrote out of bounds (CUDA_LAUNCH_BLOCKING=1 or"
+				       " compute-sanitizer finds which); a GPU fault shows as an Xid in the host's kernel log.");
 	if (v->nculprits > 1) {
 		struct buf l = {0};
 		fmt_rank_list(v->culprits, v->nculprits, &l);
@@ -308,23 +524,6 @@ bool diag_app_exception(struct diagnosis *d)
 }
 
 /* ---- a process that died ---- */
-
-static bool external_exit(const struct rank_facts *r)
-{
-	if (!r->exited || r->exit_code == 0 || r->sigterm_by_launcher || r->watchdog_abort)
-		return false;
-	/* an abort after its own collective failure is PyTorch tearing down */
-	if (r->first_timeout_t != T_NONE && (r->exit_t == T_NONE || r->first_timeout_t <= r->exit_t))
-		return false;
-	if (strcmp(r->exit_signal, "SIGABRT") == 0 && r->first_error_t != T_NONE &&
-	    (r->exit_t == T_NONE || r->first_error_t <= r->exit_t))
-		return false;
-	/* an exit status (not a signal) after an error of its own is that
-	 * error's doing (Python exits 1 on an uncaught exception) */
-	if (r->exit_code > 0 && r->first_error_t != T_NONE && r->exit_t != T_NONE && r->first_error_t <= r->exit_t)
-		return false;
-	return true;
-}
 
 bool diag_rank_exited(struct diagnosis *d)
 {
@@ -561,8 +760,13 @@ bool diag_before_init(struct diagnosis *d)
 	/* an init that failed on its own (no interface): the init failure's */
 	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE kind IN ('nccl_no_socket_if', 'nccl_net_no_interface')") > 0)
 		return false;
+	/* the store went away with its node: the ranks there did not stall */
+	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE %s", store_lost_sql) > 0)
+		return false;
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT r.rank, (SELECT count(*) FROM events e WHERE e.rank = r.rank AND e.kind >= 'nccl_' AND e.kind < 'nccl`')"
+		"SELECT r.rank, (SELECT count(*) FROM events e WHERE e.rank = r.rank AND e.kind >= 'nccl_' AND e.kind < 'nccl`'"
+		/* NCCL's own lines (they carry its pid): PyTorch's copies of NCCL's errors say nothing of init */
+		" AND e.pid IS NOT NULL)"
 		" AS nccl, r.events, r.first_error_time_us FROM rank_status r ORDER BY r.rank");
 	size_t began = 0, stuck = 0;
 	int *who = xcalloc(d->nranks ? d->nranks : 1, sizeof(int));
@@ -571,8 +775,12 @@ bool diag_before_init(struct diagnosis *d)
 		if (sqlite3_column_int64(st, 1) > 0) {
 			began++;
 		} else if (sqlite3_column_int64(st, 2) > 0 && stuck < d->nranks) {
-			who[stuck++] = sqlite3_column_int(st, 0);
+			int rank = sqlite3_column_int(st, 0);
+			const struct rank_facts *r = diag_rank(d, rank);
+			who[stuck++] = rank;
 			stuck_failed |= sqlite3_column_type(st, 3) != SQLITE_NULL;
+			/* one that was killed was not stuck: the dead rank's rule */
+			stuck_failed |= r && killed_from_outside(r);
 		}
 	}
 	sqlite3_finalize(st);

@@ -940,15 +940,26 @@ bool diag_unresponsive(struct diagnosis *d)
 	bool frozen = false;
 	int64_t last_t = T_NONE;
 	long last_step = -1;
+	/* silent ranks that the launcher started again: their first processes ended */
+	size_t ran_again = 0;
+	bool restarts = q_int(d->db, 0, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'rank_restart'") > 0;
 	for (size_t i = 0; i < ns; i++) {
 		struct rank_facts *r = diag_rank(d, silent[i]);
 		frozen |= r->frozen;
+		if (restarts && q_int(d->db, 0, "SELECT count(*) FROM temp.rank_restart WHERE rank = %d", r->rank) > 0)
+			ran_again++;
 		if (r->last_t != T_NONE && (last_t == T_NONE || (r->last_progress_t != T_NONE ? r->last_progress_t : r->last_t) > last_t))
 			last_t = r->last_progress_t != T_NONE ? r->last_progress_t : r->last_t;
 		if (r->last_step > last_step)
 			last_step = r->last_step;
 	}
 	v->confidence = frozen || d->any_dump ? "high" : "medium";
+	bool ended = !frozen && ran_again == ns;
+	if (ended) {
+		v->outcome = "crash";
+		v->cause = "rank_exited";
+		v->confidence = "low";
+	}
 	struct buf hosts = {0}, l = {0};
 	fmt_rank_list(silent, ns, &l);
 	diag_hosts_json(d, silent, ns, &hosts);
@@ -963,9 +974,15 @@ bool diag_unresponsive(struct diagnosis *d)
 	buf_printf(&v->summary, " after %s", t);
 	if (last_step >= 0)
 		buf_printf(&v->summary, " (step %ld)", last_step);
-	buf_printf(&v->summary, " without exiting: nothing from %s while the other ranks timed out from %s on and %s",
-		   ns > 1 ? "them" : "it", t0, d->any_dump ? "answered the dump request" : "went on logging");
-	if (d->any_dump)
+	if (ended)
+		buf_printf(&v->summary, " while the other ranks timed out from %s on; the launcher started %s again in new"
+					" processes, so %s first process%s ended (killed or crashed without a trace)%s",
+			   t0, ns > 1 ? "them" : "it", ns > 1 ? "their" : "its", ns > 1 ? "es" : "",
+			   ns > 1 ? ": which of them went first, only the launcher's report would tell" : "");
+	else
+		buf_printf(&v->summary, " without exiting: nothing from %s while the other ranks timed out from %s on and %s",
+			   ns > 1 ? "them" : "it", t0, d->any_dump ? "answered the dump request" : "went on logging");
+	if (d->any_dump && !ended)
 		buf_printf(&v->summary, ", and no flight-recorder dump from %s", ns > 1 ? "them" : "it");
 	buf_putc(&v->summary, '.');
 	if (frozen) {

@@ -118,6 +118,20 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 			rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 		fi
 	fi
+	# the barest bundle: only the ranks' Python stderr (no console, no NCCL
+	# output, no dumps): a wrong culprit is allowed only with confidence low
+	if [ -n "$(find "$d" -name stderr.log | head -1)" ]; then
+		find "$d" -type f ! -name stderr.log ! -name dmesg.txt -delete
+		"$NF_BIN" ingest "$d" -o "$d.bare.db" -q > /dev/null 2>&1
+		got=$(culprits_of "$d.bare.db")
+		allowed=$(json_list "$(ans "$job" culprit_allowed)")
+		bad=""
+		for x in $got; do in_list "$x" "$allowed" || bad="$bad $x"; done
+		conf=$(sql "$d.bare.db" "SELECT confidence FROM verdict")
+		if [ -z "$bad" ] || [ "$conf" = low ]; then pass "verdict-stderr-only/$label"; else
+			fail "verdict-stderr-only/$label" "culprits [$got] ($conf), allowed [$allowed]"; fi
+		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
+	fi
 	# the highest rank that may not be named
 	allowed=$(json_list "$(ans "$job" culprit_allowed)")
 	nr=$(ans "$job" ranks)
@@ -149,6 +163,20 @@ check "verdict-oom/says-oom" sh -c "'$NF_BIN' sql '$d.db' 'SELECT summary FROM v
 n=$(sql "$d.db" "SELECT count(*) FROM evidence e JOIN events v USING(event_id) WHERE e.finding_id = 0 AND v.kind = 'kernel_oom_kill'")
 check_eq "verdict-oom/cites-kernel-line" 1 "$n"
 rm -rf "$d" "$d.db"
+
+# a CUDA error of a rank's own GPU work: a device-side assert is quoted with
+# its kernel and assertion; an illegal address before the rank's first
+# collective is not an init failure
+answers=testdata/realjobs/answers.json
+db=$(ingest_case cuda_assert realjobs)
+check "verdict-cuda-assert/quotes-assertion" sh -c \
+	"'$NF_BIN' sql '$db' 'SELECT summary FROM verdict' --tsv | grep -q 'failed its assertion .t >= 0 && t < n_classes. (Loss.cu:245)'"
+n=$(sql "$db" "SELECT count(*) FROM evidence e JOIN events v USING(event_id) WHERE e.finding_id = 0 AND v.kind = 'cuda_device_assert'")
+check_eq "verdict-cuda-assert/cites-assertion" 1 "$n"
+db=$(ingest_case cuda_fault_step0 realjobs)
+check "verdict-cuda-step0/says-cuda-error" sh -c \
+	"'$NF_BIN' sql '$db' 'SELECT summary FROM verdict' --tsv | grep -q 'hit a CUDA error in its own GPU work: \"an illegal memory access was encountered\"'"
+answers=testdata/corpus/answers.json
 
 # a node whose files are missing: its ranks are named (low confidence) when
 # every rank with logs lost its connections at the first failure, and the

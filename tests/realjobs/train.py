@@ -23,6 +23,16 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
   skip_send     the rank skips its pipeline send (PP=1)
   stall_recv    the rank blocks in host code before its pipeline receive (PP=1)
   skip_recv     the rank skips its pipeline receive (PP=1)
+  cuda_assert   the rank indexes a tensor out of range on the GPU (a device-side
+                assert, as a label out of range does in a loss)
+  cuda_fault    the rank runs a kernel that writes far outside its memory (an
+                illegal address; a Triton kernel, or cuda_assert without Triton)
+  segv          the rank dies of SIGSEGV (as a crash in a C extension)
+  abort         the rank calls abort() (SIGABRT)
+  kill_init     the rank SIGKILLs itself before init_process_group (step ignored)
+  exception_init  the rank raises FileNotFoundError before init_process_group
+                (step ignored)
+  exit1         the rank logs an error and exits with status 1 (sys.exit)
 
 FAULT_ATTEMPTS=0[,1...] injects it only in those torchrun attempts (restart
 count; MAX_RESTARTS=N in run-job.sh), every attempt otherwise.
@@ -72,6 +82,23 @@ def hit(name, step):
     return kind == name and rank == f_rank and step == f_step
 
 
+def cuda_fault(x):
+    """A kernel that stores far outside x: an illegal address (sticky)."""
+    try:
+        import triton
+        import triton.language as tl
+
+        @triton.jit
+        def store_far(p):
+            tl.store(p + (1 << 40), 1.0)
+
+        store_far[(1,)](x)  # asynchronous: the fault shows at the next sync
+    except Exception as e:  # no Triton, or no compiler for its launcher
+        log.info("rank=%d no triton kernel (%s): a device-side assert instead", rank, type(e).__name__)
+        torch.nn.functional.cross_entropy(torch.randn(8, 10, device=x.device),
+                                          torch.full((8,), 1000, dtype=torch.long, device=x.device))
+
+
 log.info("rank=%d host=%s pid=%d node=%d local_rank=%d world=%d", rank, socket.gethostname(), os.getpid(), node,
          local_rank, world)
 torch.cuda.set_device(local_rank % torch.cuda.device_count())
@@ -80,6 +107,12 @@ timeout = datetime.timedelta(seconds=int(os.environ.get("WATCHDOG_S", "20")))
 if kind == "stall_init" and rank == f_rank:
     log.info("rank=%d loading the dataset", rank)
     time.sleep(3600)
+if kind == "kill_init" and rank == f_rank:
+    log.info("rank=%d loading the dataset", rank)
+    os.kill(os.getpid(), signal.SIGKILL)
+if kind == "exception_init" and rank == f_rank:
+    log.info("rank=%d loading the dataset", rank)
+    raise FileNotFoundError(f"/data/shards/shard-{rank:05d}.bin: no such file")
 dist.init_process_group("nccl", timeout=timeout, device_id=dev)
 
 nodes = world // local_world
@@ -110,6 +143,9 @@ for step in range(steps):
     if hit("exit0", step):
         log.info("rank=%d finished early", rank)
         sys.exit(0)
+    if hit("exit1", step):
+        log.error("rank=%d checkpoint directory not writable; giving up", rank)
+        sys.exit(1)
     if hit("short", step):
         log.info("rank=%d out of data", rank)
         break
@@ -124,6 +160,16 @@ for step in range(steps):
         raise ValueError(f"bad sample in shard {rank}: label out of range at step {step}")
     if hit("oom", step):
         huge = torch.empty(1 << 45, dtype=torch.uint8, device=dev)
+    if hit("cuda_assert", step):
+        logits = torch.randn(8, 10, device=dev)
+        labels = torch.full((8,), 1000, dtype=torch.long, device=dev)
+        torch.nn.functional.cross_entropy(logits, labels)
+    if hit("cuda_fault", step):
+        cuda_fault(shard)
+    if hit("segv", step):
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if hit("abort", step):
+        os.abort()
     if kind == "freeze" and node == f_rank // local_world and step == f_step:
         os.kill(os.getppid(), signal.SIGSTOP)
         os.kill(os.getpid(), signal.SIGSTOP)
