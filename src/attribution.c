@@ -259,17 +259,18 @@ static const char fill_sql[] =
 	"  WHERE local_rank IS NULL AND rank IS NOT NULL;\n"
 	"UPDATE sources SET pid = (SELECT r.pid FROM ranks r WHERE r.rank = sources.rank)\n"
 	"  WHERE pid IS NULL AND rank IS NOT NULL AND kind IN ('rank_log');\n"
-	/* events: host from their source; rank from local rank, pid or source */
-	"UPDATE events SET host = (SELECT s.host FROM sources s WHERE s.source_id = events.source_id)\n"
-	"  WHERE host IS NULL;\n"
-	/* joins, not a subquery per event: local rank, then pid, then the source */
-	"UPDATE events SET rank = r.rank FROM ranks r WHERE events.rank IS NULL AND events.local_rank IS NOT NULL\n"
-	"  AND r.host = events.host AND r.local_rank = events.local_rank;\n"
-	"UPDATE events SET rank = p.rank FROM (SELECT host, pid, min(rank) AS rank FROM procs WHERE rank IS NOT NULL\n"
-	"    AND pid IS NOT NULL GROUP BY host, pid) p\n"
-	"  WHERE events.rank IS NULL AND events.pid IS NOT NULL AND p.host = events.host AND p.pid = events.pid;\n"
-	"UPDATE events SET rank = s.rank FROM sources s WHERE events.rank IS NULL AND s.source_id = events.source_id\n"
-	"  AND s.rank IS NOT NULL;\n"
+	/* events (their host from their source is set before procs_sql): rank
+	 * from local rank, else pid, else source, in one pass over the events */
+	"DROP TABLE IF EXISTS temp.pid_rank;\n"
+	"CREATE TEMP TABLE pid_rank(host TEXT, pid INTEGER, rank INTEGER, PRIMARY KEY(host, pid));\n"
+	"INSERT INTO temp.pid_rank SELECT host, pid, min(rank) FROM procs WHERE rank IS NOT NULL\n"
+	"  AND pid IS NOT NULL AND host IS NOT NULL GROUP BY host, pid;\n"
+	"UPDATE events SET rank = coalesce(\n"
+	"    (SELECT r.rank FROM ranks r WHERE r.host = events.host AND r.local_rank = events.local_rank),\n"
+	"    (SELECT p.rank FROM temp.pid_rank p WHERE p.host = events.host AND p.pid = events.pid),\n"
+	"    (SELECT s.rank FROM sources s WHERE s.source_id = events.source_id))\n"
+	"  WHERE rank IS NULL;\n"
+	"DROP TABLE temp.pid_rank;\n"
 	"UPDATE events SET local_rank = r.local_rank FROM ranks r WHERE events.local_rank IS NULL\n"
 	"  AND events.rank IS NOT NULL AND r.rank = events.rank AND r.local_rank IS NOT NULL;\n"
 	/* flight-recorder entries whose dump did not name its rank: the rank found for their event */

@@ -178,7 +178,7 @@ static bool init_store_lost(struct diagnosis *d, int64_t ev)
 /* Every rank with an init error failed waiting for the unique id of one
  * rank, which has no init error of its own: that rank never published it
  * (it stalled before or in its init, or left no logs at all). */
-static bool init_waited_on(struct diagnosis *d, int root, int64_t ev)
+static bool init_waited_on(struct diagnosis *d, int root, int64_t ev, bool store_lost)
 {
 	struct verdict *v = &d->v;
 	if (root < 0)
@@ -188,16 +188,24 @@ static bool init_waited_on(struct diagnosis *d, int root, int64_t ev)
 	if (r && killed_from_outside(r))
 		return false;
 	bool logged = r && r->events;
+	/* the store went away too: the root's node ended, it did not stall */
+	bool ended = logged && store_lost;
 	v_culprit(v, root);
-	v->outcome = "init_failure";
-	v->cause = logged ? "rank_stalled" : "init_failure";
-	v->confidence = logged ? "medium" : "low";
+	v->outcome = ended ? "crash" : "init_failure";
+	v->cause = ended ? "rank_exited" : logged ? "rank_stalled" : "init_failure";
+	v->confidence = logged && !ended ? "medium" : "low";
 	v->first_failure_t = d->t0;
 	buf_printf(&v->summary,
 		   "NCCL communicator init failed: the other ranks failed fetching the NCCL unique id of rank %d"
 		   " through the store, which rank %d never published.",
 		   root, root);
-	if (logged)
+	if (ended)
+		buf_printf(&v->summary,
+			   " Their store connections were closed: the launcher of rank %d's node, which serves the store,"
+			   " had ended, and with it rank %d's process (killed, crashed, or taken down by its launcher;"
+			   " the launcher's report, not in the logs, would tell which rank of the node went first).",
+			   root, root);
+	else if (logged)
 		buf_printf(&v->summary,
 			   " Rank %d logged no init error of its own: it was stuck before or in init_process_group"
 			   " (host code such as loading data, or a hang in its own init).", root);
@@ -283,14 +291,11 @@ bool diag_init_failure(struct diagnosis *d)
 		if (any_local && r && r->host[0] &&
 		    q_int(d->db, 0, "%s AND coalesce(e.host, s.host) = %Q", local_sql, r->host) == 0)
 			continue;
-		/* the store could not be reached: its node's failure, unless the
-		 * rank's own interface is missing (any_local) */
+		/* the store could not be reached, or went away: its node's
+		 * failure, unless the rank's own interface is missing (any_local) */
 		int64_t unreachable = any_local ? 0 : store_unreachable(d, cands[i].rank);
-		if (unreachable) {
-			if (!store_ev)
-				store_ev = unreachable;
-			continue;
-		}
+		if (unreachable && !store_ev)
+			store_ev = unreachable;
 		/* waiting for another rank's unique id: that rank's failure */
 		int root = unique_id_root(d, cands[i].rank);
 		if (root >= 0 && root != cands[i].rank) {
@@ -298,6 +303,8 @@ bool diag_init_failure(struct diagnosis *d)
 			waited_ev = cands[i].ev;
 			continue;
 		}
+		if (unreachable)
+			continue;
 		v_culprit(v, cands[i].rank);
 		if (cands[i].t != T_NONE && (first == T_NONE || cands[i].t < first)) {
 			first = cands[i].t;
@@ -309,7 +316,7 @@ bool diag_init_failure(struct diagnosis *d)
 	if (v->nculprits == 0 && waited_root < 0)
 		return init_store_lost(d, store_ev);
 	if (v->nculprits == 0)
-		return init_waited_on(d, waited_root, waited_ev);
+		return init_waited_on(d, waited_root, waited_ev, store_ev != 0);
 
 	v->outcome = "init_failure";
 	v->cause = "init_failure";

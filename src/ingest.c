@@ -89,10 +89,18 @@ struct member_ctx {
 	size_t nccl_by_local_n;
 };
 
-/* One stream of a `keep N` rule: a ring of its last N events (copies). */
+/* One stream of a `keep N` rule: a ring of its last N matches. A match
+ * keeps its message and where its captures are in it; its fields become
+ * JSON only if it is still among the last N when the member ends (most of
+ * these lines, NCCL's COLL lines, are dropped: building JSON for each cost
+ * more than the copy). The slots' buffers are reused. */
 struct kept {
-	struct event_rec e;
-	char *fields, *host;
+	struct event_rec e; /* host and fields_json are set when it is written */
+	struct buf msg, host;
+	int nfields;
+	const char *name[GRAMMAR_MAX_FIELDS];
+	uint32_t off[GRAMMAR_MAX_FIELDS], len[GRAMMAR_MAX_FIELDS];
+	long n; /* its ordinal in the stream: field "n" */
 };
 struct tail {
 	const struct rule *rule;
@@ -402,10 +410,13 @@ static struct tail *tail_for(struct member_ctx *m, const struct rule *r, long pi
 	return t;
 }
 
-/* Keeps a copy of e, with its ordinal in the stream as field "n". */
-static void tail_push(struct member_ctx *m, struct tail *t, const struct event_rec *e)
+static void fields_json(struct buf *b, const struct grammar_match *gm);
+
+/* Keeps match gm of message msg (event e without its fields), with its
+ * ordinal in the stream. */
+static void tail_push(struct member_ctx *m, struct tail *t, const struct event_rec *e,
+		      const struct grammar_match *gm, const char *msg, size_t msg_len)
 {
-	long n = ++t->count;
 	struct kept *k;
 	if (t->n < t->cap) {
 		k = &t->slots[(t->head + t->n) % t->cap];
@@ -413,34 +424,46 @@ static void tail_push(struct member_ctx *m, struct tail *t, const struct event_r
 	} else {
 		k = &t->slots[t->head];
 		t->head = (t->head + 1) % t->cap;
-		free(k->fields);
-		free(k->host);
 		m->events_not_kept++;
 	}
+	k->n = ++t->count;
 	k->e = *e;
-	const char *f = e->fields_json ? e->fields_json : "{}";
-	size_t fl = strlen(f);
-	struct buf fb = {0};
-	buf_reserve(&fb, fl + 24);
-	buf_append(&fb, f, fl > 2 ? fl - 1 : 1); /* without the closing brace */
-	buf_puts(&fb, fl > 2 ? ",\"n\":" : "\"n\":");
-	buf_int(&fb, n);
-	buf_putc(&fb, '}');
-	k->fields = fb.data;
-	k->host = e->host && e->host_len ? xstrndup(e->host, e->host_len) : NULL;
-	k->e.fields_json = k->fields;
-	k->e.host = k->host;
+	buf_clear(&k->msg);
+	buf_append(&k->msg, msg, msg_len);
+	buf_clear(&k->host);
+	if (e->host && e->host_len)
+		buf_append(&k->host, e->host, e->host_len);
+	k->nfields = gm->nfields;
+	for (int i = 0; i < gm->nfields; i++) {
+		k->name[i] = gm->fields[i].name;
+		k->off[i] = (uint32_t)(gm->fields[i].value - msg); /* captures lie in the message */
+		k->len[i] = (uint32_t)gm->fields[i].len;
+	}
 }
 
 static void tails_flush(struct member_ctx *m)
 {
+	struct buf *json = &m->in->json;
 	for (size_t i = 0; i < m->ntails; i++) {
 		struct tail *t = &m->tails[i];
 		for (int j = 0; j < t->n; j++) {
 			struct kept *k = &t->slots[(t->head + j) % t->cap];
+			struct grammar_match gm = {.nfields = k->nfields};
+			for (int f = 0; f < k->nfields; f++)
+				gm.fields[f] = (struct match_field){k->name[f], k->msg.data + k->off[f], k->len[f]};
+			fields_json(json, &gm);
+			json->len--; /* the closing brace: the ordinal follows */
+			buf_puts(json, k->nfields ? ",\"n\":" : "\"n\":");
+			buf_int(json, k->n);
+			buf_putc(json, '}');
+			k->e.fields_json = json->data;
+			k->e.host = k->host.len ? k->host.data : NULL;
+			k->e.host_len = k->host.len;
 			write_event(m, &k->e);
-			free(k->fields);
-			free(k->host);
+		}
+		for (int j = 0; j < t->cap; j++) {
+			buf_free(&t->slots[j].msg);
+			buf_free(&t->slots[j].host);
 		}
 		free(t->slots);
 	}
@@ -1062,7 +1085,6 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 	}
 
 	if (matched) {
-		fields_json(&in->json, &gm);
 		struct event_rec e = {
 			.line_no = line_no,
 			.kind = rule_name(gm.rule),
@@ -1078,7 +1100,6 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 			.has_time = meta.has_time,
 			.t_us = meta.t_us,
 			.clock = meta.clock,
-			.fields_json = in->json.data,
 			.family = lp.family,
 			.nccl_line = lp.family == FAM_NCCL ? m->nccl_lines : 0,
 		};
@@ -1091,8 +1112,10 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 					key = gm.fields[i].value;
 					klen = gm.fields[i].len;
 				}
-			tail_push(m, tail_for(m, gm.rule, lp.pid, key, klen), &e);
+			tail_push(m, tail_for(m, gm.rule, lp.pid, key, klen), &e, &gm, lp.msg, lp.msg_len);
 		} else {
+			fields_json(&in->json, &gm);
+			e.fields_json = in->json.data;
 			write_event(m, &e);
 		}
 	}

@@ -31,6 +31,7 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+	xalloc_tune();
 	if (argc < 2) {
 		usage(stderr);
 		return NF_EXIT_USAGE;

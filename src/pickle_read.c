@@ -4,9 +4,9 @@
  *
  * The machine follows CPython's _pickle.c: one value stack, a separate stack
  * of MARK positions (the top one is the "fence": ops that take items from the
- * top may not reach below it) and a memo indexed by memo id. Every value lives
- * in the document's arena; container item arrays are malloc'd and freed with
- * the document.
+ * top may not reach below it) and a memo indexed by memo id. Every value, and
+ * every container's item array, lives in the document's arena, freed with the
+ * document.
  */
 #include "pickle_read.h"
 
@@ -74,7 +74,7 @@ static struct pk_value *arena_value(struct pk_doc *d, enum pk_type t)
 {
 	struct vchunk *c = d->vals;
 	if (!c || c->used == c->cap) {
-		size_t cap = c ? c->cap * 2 : 64;
+		size_t cap = c ? c->cap * 2 : 256;
 		if (cap > 4096)
 			cap = 4096;
 		c = xmalloc(sizeof(*c) + cap * sizeof(c->v[0]));
@@ -120,6 +120,19 @@ static char *arena_bytes(struct pk_doc *d, size_t n)
 	return p;
 }
 
+/* Room for n item pointers, aligned, in the string arena (freed with the
+ * document: no per-container malloc). */
+static struct pk_value **arena_items(struct pk_doc *d, size_t n)
+{
+	size_t align = _Alignof(struct pk_value *);
+	struct bchunk *c = d->bytes;
+	if (c && c->used < c->cap)
+		c->used += (align - c->used % align) % align;
+	if (c && c->used > c->cap)
+		c->used = c->cap;
+	return (struct pk_value **)(void *)arena_bytes(d, n * sizeof(struct pk_value *));
+}
+
 /* Links a block made by read_body() into the document. */
 static void arena_adopt(struct pk_doc *d, struct bchunk *b)
 {
@@ -139,9 +152,6 @@ void pk_doc_free(struct pk_doc *doc)
 		return;
 	for (struct vchunk *c = doc->vals, *next; c; c = next) {
 		next = c->next;
-		for (size_t i = 0; i < c->used; i++)
-			if (is_container(&c->v[i]))
-				free(c->v[i].u.items);
 		free(c);
 	}
 	for (struct bchunk *b = doc->bytes, *next; b; b = next) {
@@ -300,6 +310,12 @@ static int fill(struct parser *p)
 static int rd_exact(struct parser *p, void *dst, size_t n)
 {
 	unsigned char *d = dst;
+	if (p->bend - p->bstart >= n) { /* the usual case: all in the buffer */
+		memcpy(d, p->buf + p->bstart, n);
+		p->bstart += n;
+		p->pos += n;
+		return 0;
+	}
 	while (n) {
 		int r = fill(p);
 		if (r < 0)
@@ -321,11 +337,17 @@ static int rd_exact(struct parser *p, void *dst, size_t n)
 static int rd_uint(struct parser *p, size_t n, uint64_t *out)
 {
 	unsigned char b[8];
-	if (rd_exact(p, b, n) < 0)
+	const unsigned char *src = b;
+	if (p->bend - p->bstart >= n) { /* read in place */
+		src = p->buf + p->bstart;
+		p->bstart += n;
+		p->pos += n;
+	} else if (rd_exact(p, b, n) < 0) {
 		return -1;
+	}
 	uint64_t v = 0;
 	for (size_t i = n; i-- > 0;)
-		v = (v << 8) | b[i];
+		v = (v << 8) | src[i];
 	*out = v;
 	return 0;
 }
@@ -375,7 +397,8 @@ static int push(struct parser *p, struct pk_value *v)
 	if (p->pushes >= p->lim.max_values)
 		return fail(p, "more than the limit of %zu values", p->lim.max_values);
 	p->pushes++;
-	xgrow(&p->stack, &p->scap, p->sp + 1, sizeof(p->stack[0]));
+	if (p->sp == p->scap)
+		xgrow(&p->stack, &p->scap, p->sp + 1, sizeof(p->stack[0]));
 	p->stack[p->sp++] = v;
 	return 0;
 }
@@ -527,6 +550,19 @@ static int check_key(struct parser *p, const struct pk_value *k)
 	return 0;
 }
 
+/* Makes room for need item slots in container c, used of them taken. */
+static void items_reserve(struct parser *p, struct pk_value *c, size_t need, size_t used)
+{
+	if (need <= c->cap)
+		return;
+	size_t cap = c->cap && need < 2 * c->cap ? 2 * c->cap : need;
+	struct pk_value **items = arena_items(p->doc, cap);
+	if (used)
+		memcpy(items, c->u.items, used * sizeof(items[0]));
+	c->u.items = items;
+	c->cap = cap;
+}
+
 /* Appends items[0..n) to list/set c. */
 static int add_items(struct parser *p, struct pk_value *c, struct pk_value **items, size_t n)
 {
@@ -535,7 +571,7 @@ static int add_items(struct parser *p, struct pk_value *c, struct pk_value **ite
 	for (size_t i = 0; i < n; i++)
 		if (adopt(p, c, items[i]) < 0)
 			return -1;
-	xgrow(&c->u.items, &c->cap, c->len + n, sizeof(c->u.items[0]));
+	items_reserve(p, c, c->len + n, c->len);
 	memcpy(c->u.items + c->len, items, n * sizeof(items[0]));
 	c->len += n;
 	return 0;
@@ -552,7 +588,7 @@ static int add_pairs(struct parser *p, struct pk_value *c, struct pk_value **ite
 		if (adopt(p, c, items[i]) < 0)
 			return -1;
 	}
-	xgrow(&c->u.items, &c->cap, 2 * (c->len + n), sizeof(c->u.items[0]));
+	items_reserve(p, c, 2 * (c->len + n), 2 * c->len);
 	memcpy(c->u.items + 2 * c->len, items, 2 * n * sizeof(items[0]));
 	c->len += n;
 	return 0;

@@ -43,6 +43,8 @@ char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) NF_PRINTF(1, 2);
 /* Grows *items (of item_size bytes each) so that it holds at least need items. */
 void xgrow(void *items_ptr, size_t *cap, size_t need, size_t item_size);
+/* Allocator settings for the whole process (called once from main). */
+void xalloc_tune(void);
 
 /* qsort that accepts an empty (possibly NULL) array. */
 void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
