@@ -113,6 +113,7 @@ bool diag_stalled(struct diagnosis *d);
 bool diag_unresponsive(struct diagnosis *d);
 bool diag_stalled_text(struct diagnosis *d);
 bool diag_absent(struct diagnosis *d);    /* diagnosis_absent.c: every rank with logs waited on ranks without any */
+bool diag_stuck(struct diagnosis *d);     /* diagnosis_stuck.c: a rank that never came back after the abort */
 bool diag_silent_hang(struct diagnosis *d);
 bool diag_completed(struct diagnosis *d);
 void diag_responsiveness(struct diagnosis *d);

@@ -33,6 +33,11 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
   exception_init  the rank raises FileNotFoundError before init_process_group
                 (step ignored)
   exit1         the rank logs an error and exits with status 1 (sys.exit)
+  gpu_hang      the rank's GPU spins in a kernel (torch.cuda._sleep) before its
+                tp all_gather: the collective is enqueued behind it and never starts
+  extra_barrier the rank calls dist.barrier() (the default group) at the step,
+                which the others do not
+  sigterm       the rank gets SIGTERM from outside (a scheduler's preemption)
 
 FAULT_ATTEMPTS=0[,1...] injects it only in those torchrun attempts (restart
 count; MAX_RESTARTS=N in run-job.sh), every attempt otherwise.
@@ -173,6 +178,13 @@ for step in range(steps):
     if kind == "freeze" and node == f_rank // local_world and step == f_step:
         os.kill(os.getppid(), signal.SIGSTOP)
         os.kill(os.getpid(), signal.SIGSTOP)
+    if hit("gpu_hang", step):
+        log.info("rank=%d launching the fused kernel", rank)
+        torch.cuda._sleep(1 << 62)
+    if hit("extra_barrier", step):
+        dist.barrier()
+    if hit("sigterm", step):
+        os.kill(os.getpid(), signal.SIGTERM)
     if hit("stall_tp", step):
         log.info("rank=%d waiting on the input pipeline", rank)
         time.sleep(3600)
