@@ -255,9 +255,15 @@ bool diag_init_failure(struct diagnosis *d)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int rank = sqlite3_column_int(st, 0);
 		struct rank_facts *r = diag_rank(d, rank);
-		if (r && r->init_complete && r->first_error_kind[0] &&
-		    strcmp(r->first_error_kind, "nccl_no_socket_if") != 0 &&
-		    strcmp(r->first_error_kind, "nccl_net_no_interface") != 0)
+		bool local_if = r && r->first_error_kind[0] && (strcmp(r->first_error_kind, "nccl_no_socket_if") == 0 ||
+								 strcmp(r->first_error_kind, "nccl_net_no_interface") == 0);
+		if (r && r->init_complete && r->first_error_kind[0] && !local_if)
+			continue;
+		/* a training step logged before the error: past init (NCCL's own
+		 * lines, which tell init_complete, may be missing from the bundle) */
+		int64_t t_err = db_column_int_or(st, 2, T_NONE);
+		if (r && !local_if && r->last_step >= 0 && r->last_step_t != T_NONE && t_err != T_NONE &&
+		    r->last_step_t <= t_err)
 			continue;
 		xgrow(&cands, &cap, nc + 1, sizeof(*cands));
 		cands[nc].rank = rank;

@@ -12,6 +12,21 @@
 #include "case_db.h"
 
 #define SLACK_US (30 * 1000000LL)
+
+/* Each rank's last seq per group (le), the groups' extremes (ext) and both
+ * together (cmp), from a pg_status and a collectives table. A member of a
+ * group or communicator that shows nothing there is at 0. Behind some peer:
+ * below the group's maximum; ahead of some peer: above its minimum (per
+ * group, not per pair of ranks). */
+#define AHEAD_LE_SQL(pg_status, collectives)                                                              \
+	"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("                                                  \
+	"   SELECT rank, pg, last_enqueued AS v FROM " pg_status " WHERE last_enqueued IS NOT NULL"         \
+	"   UNION ALL SELECT rank, pg, seq FROM " collectives                                                \
+	"   UNION ALL SELECT rank, pg, 0 FROM pg_members"                                                    \
+	"   UNION ALL SELECT rank, coalesce(pg, comm_id), 0 FROM comms)"                                     \
+	"   WHERE pg IS NOT NULL AND rank IS NOT NULL GROUP BY rank, pg),"                                   \
+	" ext AS (SELECT pg, max(le) AS mx, min(le) AS mn FROM le GROUP BY pg),"                            \
+	" cmp AS (SELECT l.rank, l.pg, l.le, x.mx AS peer_max, x.mn AS peer_min FROM le l JOIN ext x USING(pg))"
 /* how long after the first failure a live process shows signs of life */
 #define ALIVE_WINDOW_US (60 * 1000000LL)
 
@@ -462,10 +477,14 @@ bool diag_mismatch(struct diagnosis *d)
 
 /* ---- a rank that never enqueued what its peers waited on ---- */
 
-/* last enqueued seq of rank in pg, -1 if unknown */
+/* What last_enqueued() returns when nothing tells (-1 is PyTorch's "none
+ * enqueued yet", which a dump's pg_status may well say). */
+#define LE_UNKNOWN (-2)
+
+/* last enqueued seq of rank in pg, LE_UNKNOWN if unknown */
 static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t *ev)
 {
-	long le = -1;
+	long le = LE_UNKNOWN;
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT max(v), (SELECT event_id FROM hang_pg_status WHERE rank = ?1 AND pg = ?2"
 		"   AND evidence = 'flight-recorder pg_status' LIMIT 1) FROM ("
@@ -607,6 +626,11 @@ static bool moved_on(struct diagnosis *d, int rank, const char *pg, long seq, st
 		" FROM le h JOIN le p ON p.pg = h.pg AND p.rank <> h.rank"
 		"  JOIN le g ON g.rank = p.rank AND g.pg = ?2 AND g.le >= ?3"
 		" WHERE h.rank = ?1 AND h.pg <> ?2 AND h.le > p.le"
+		/* a peer alone behind every other member of a group of three or more
+		 * made the odd move there (it skipped that group's call): no sign of
+		 * the rank's */
+		"  AND NOT ((SELECT count(*) FROM le o WHERE o.pg = h.pg AND o.rank <> p.rank) >= 2"
+		"   AND NOT EXISTS (SELECT 1 FROM le o WHERE o.pg = h.pg AND o.rank <> p.rank AND o.le <= p.le))"
 		" ORDER BY h.le - p.le DESC, h.pg, p.rank LIMIT 1",
 		rank, pg, seq, m))
 		return true;
@@ -712,12 +736,22 @@ static bool any_unresponsive(struct diagnosis *d)
 	return silent_ranks(d, NULL, &responsive) > 0 && responsive > 0;
 }
 
+static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed);
+
 bool diag_stalled(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
 	if (desync_report(d))
 		return true;
 	hang_views(d);
+	/* a rank alone ahead in a big group and behind elsewhere went on past
+	 * a call: the waits of the others (some alone behind it) follow from it.
+	 * On the flight recorder's word only (NCCL's COLL lines count transfers
+	 * and collectives alike per communicator) */
+	if (q_int(d->db, 0, "SELECT count(*) FROM fr_entries") > 0 &&
+	    skipped_ahead(d, AHEAD_LE_SQL("hang_pg_status", "hang_coll"), true))
+		return true;
+	v_reset(v);
 	/* each group with a timeout, at its first stuck seq */
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT c.pg, min(c.seq) FROM hang_coll c WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
@@ -733,7 +767,7 @@ bool diag_stalled(struct diagnosis *d)
 			int rank = sqlite3_column_int(m, 0);
 			int64_t sev = 0;
 			long le = last_enqueued(d, rank, pg, &sev);
-			if (le < 0 || le >= seq)
+			if (le == LE_UNKNOWN || le >= seq)
 				continue;
 			xgrow(&bl, &cap, nb + 1, sizeof(*bl));
 			struct blocked *b = &bl[nb++];
@@ -758,6 +792,15 @@ bool diag_stalled(struct diagnosis *d)
 			v_culprit(v, bl[i].rank);
 			any_root = true;
 		}
+	/* many ranks stuck in host code at once, with nothing pending, did not
+	 * each stall on their own: they wait on something the collectives do
+	 * not show (a call one rank skipped, say, which left them blocked at the
+	 * next synchronization) */
+	if (v->nculprits > 2 && 4 * v->nculprits > d->nranks) {
+		v->nculprits = 0;
+		free(bl);
+		return false;
+	}
 	if (!any_root) {
 		/* all of them wait in transfers: the cause is down a chain of
 		 * sends and receives that only the flight recorder shows */
@@ -1114,9 +1157,10 @@ static int peer_that_made(struct diagnosis *d, const char *pg, long seq, int ran
  * skipped collective, a rank that left the loop for the final barrier). Its
  * peers, behind it only there, are waiting for it. The call it skipped: in
  * the group its own order of calls says came next, among those it is
- * behind in. le_sql: the CTEs le (each rank's last seq per group) and cmp
- * (with the group's extremes) of diag_silent_hang. */
-static bool untimed_skip(struct diagnosis *d, const char *le_sql)
+ * behind in. le_sql: the CTEs le (each rank's last seq per group), ext and
+ * cmp (with the group's extremes) of AHEAD_LE_SQL. timed: the job timed
+ * out, and the rank must have timed out too (waiting where it went on). */
+static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 {
 	struct verdict *v = &d->v;
 	char *sql = sqlite3_mprintf(
@@ -1125,6 +1169,10 @@ static bool untimed_skip(struct diagnosis *d, const char *le_sql)
 		" SELECT c.rank, c.pg, c.le FROM cmp c JOIN lead l USING(pg)"
 		" WHERE l.members >= 3 AND l.at_max = 1 AND c.le = c.peer_max AND c.peer_max > c.peer_min"
 		"   AND EXISTS (SELECT 1 FROM cmp b WHERE b.rank = c.rank AND b.le < b.peer_max)"
+		/* alone ahead only among members with logs: a member without any
+		 * may be ahead as well */
+		"   AND NOT EXISTS (SELECT 1 FROM pg_members pm WHERE pm.pg = c.pg"
+		"     AND pm.rank NOT IN (SELECT rank FROM rank_status WHERE events > 0))"
 		" ORDER BY c.rank", le_sql);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
@@ -1143,6 +1191,9 @@ static bool untimed_skip(struct diagnosis *d, const char *le_sql)
 	}
 	sqlite3_finalize(st);
 	if (n != 1)
+		return false;
+	struct rank_facts *rf = diag_rank(d, rank);
+	if (timed && (!rf || rf->first_timeout_t == T_NONE || diag_waits_in_transfer(d, rank)))
 		return false;
 	/* the groups it is behind in, and which of them its history says came next */
 	struct buf among = {0};
@@ -1176,21 +1227,33 @@ static bool untimed_skip(struct diagnosis *d, const char *le_sql)
 	v->outcome = "hang";
 	v->cause = "collective_mismatch";
 	v->confidence = "medium";
-	v->first_failure_t = T_NONE;
+	v->first_failure_t = timed ? d->t0 : T_NONE;
 	set_pg(d, pg);
 	v->seq = le + 1;
+	q_text(d->db, v->op, sizeof(v->op),
+	       "SELECT op FROM collectives WHERE pg = %Q AND seq = %ld AND op IS NOT NULL LIMIT 1", pg, le + 1);
 	struct buf who = {0};
 	rank_desc(d, rank, &who);
 	char other[128];
 	diag_pg_display(d, ahead_pg, other, sizeof(other));
+	if (!timed)
+		buf_puts(&v->summary, "No rank timed out, failed or exited, and the job did not finish: the logs end while"
+				      " the ranks wait. ");
 	buf_printf(&v->summary,
-		   "No rank timed out, failed or exited, and the job did not finish: the logs end while the ranks wait."
-		   " %s skipped %s #%ld of group %s (its last there was #%ld%s) and went on: it alone enqueued"
+		   "%s skipped %s #%ld of group %s (its last there was #%ld%s) and went on: it alone enqueued"
 		   " %s #%ld, where all its peers there are behind it. The ranks called different sequences of"
-		   " collectives, and the others wait for it. No watchdog timeout was logged (blocking wait, a long"
-		   " timeout, or logs taken before it fired).",
+		   " collectives, and the others wait for it.",
 		   who.data, v->op[0] ? v->op : "collective", v->seq, v->pg, le,
 		   peer >= 0 ? "; its peers enqueued it" : "", other, ahead_le);
+	if (timed) {
+		char t[32];
+		fmt_time(rf->first_timeout_t, t, sizeof(t));
+		buf_printf(&v->summary, " It timed out waiting where it went on (from %s on); the others' failures follow"
+					" from it.", t);
+	} else {
+		buf_puts(&v->summary, " No watchdog timeout was logged (blocking wait, a long timeout, or logs taken"
+				      " before it fired).");
+	}
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
 			      rank, pg, le),
 		     "the culprit's last collective in that group");
@@ -1198,7 +1261,7 @@ static bool untimed_skip(struct diagnosis *d, const char *le_sql)
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
 			      rank, ahead_pg, ahead_le),
 		     "the culprit went on");
-	if (!d->any_dump)
+	if (!d->any_dump && !timed)
 		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
 	buf_free(&who);
 	return true;
@@ -1211,23 +1274,12 @@ static bool untimed_skip(struct diagnosis *d, const char *le_sql)
 bool diag_silent_hang(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	static const char le_sql[] =
-		/* a member of a group or communicator that shows nothing there is at 0 */
-		"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("
-		"   SELECT rank, pg, last_enqueued AS v FROM pg_status WHERE last_enqueued IS NOT NULL"
-		"   UNION ALL SELECT rank, pg, seq FROM collectives"
-		"   UNION ALL SELECT rank, pg, 0 FROM pg_members"
-		"   UNION ALL SELECT rank, coalesce(pg, comm_id), 0 FROM comms)"
-		"   WHERE pg IS NOT NULL AND rank IS NOT NULL GROUP BY rank, pg),"
-		/* behind some peer: below the group's maximum; ahead of some peer:
-		 * above its minimum (per group, not per pair of ranks) */
-		" ext AS (SELECT pg, max(le) AS mx, min(le) AS mn FROM le GROUP BY pg),"
-		" cmp AS (SELECT l.rank, l.pg, l.le, x.mx AS peer_max, x.mn AS peer_min FROM le l JOIN ext x USING(pg))";
+	static const char le_sql[] = AHEAD_LE_SQL("pg_status", "collectives");
 	/* who is behind whom says nothing when some ranks left no line at all:
 	 * the ranks with logs may all be waiting on them */
 	if (diag_ranks_absent(d))
 		return false;
-	if (untimed_skip(d, le_sql))
+	if (skipped_ahead(d, le_sql, false))
 		return true;
 	char *sql = sqlite3_mprintf("%s SELECT rank, max(peer_max - le) FROM cmp GROUP BY rank"
 				    " HAVING sum(le < peer_max) > 0 AND sum(le > peer_min) = 0 ORDER BY rank", le_sql);

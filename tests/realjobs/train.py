@@ -38,6 +38,16 @@ FAULT=kind:rank:step[:arg] in the environment picks the fault:
   extra_barrier the rank calls dist.barrier() (the default group) at the step,
                 which the others do not
   sigterm       the rank gets SIGTERM from outside (a scheduler's preemption)
+  stall_final   the rank blocks in host code after the loop, before the final
+                barrier (step ignored)
+  kill_final    the rank SIGKILLs itself after the loop, before the final
+                barrier (step ignored)
+  slow_init     the rank loads its data for arg seconds (default 40) before
+                init_process_group, longer than the others wait (step ignored)
+  thread_exc    a data-loading thread of the rank raises ValueError and the
+                main thread waits for its batch forever
+  slow_step     the rank sleeps arg seconds (default 30) once, at the step:
+                longer than the watchdog's timeout
 
 FAULT_ATTEMPTS=0[,1...] injects it only in those torchrun attempts (restart
 count; MAX_RESTARTS=N in run-job.sh), every attempt otherwise.
@@ -112,6 +122,9 @@ timeout = datetime.timedelta(seconds=int(os.environ.get("WATCHDOG_S", "20")))
 if kind == "stall_init" and rank == f_rank:
     log.info("rank=%d loading the dataset", rank)
     time.sleep(3600)
+if kind == "slow_init" and rank == f_rank:
+    log.info("rank=%d loading the dataset", rank)
+    time.sleep(float(f_arg or 40))
 if kind == "kill_init" and rank == f_rank:
     log.info("rank=%d loading the dataset", rank)
     os.kill(os.getpid(), signal.SIGKILL)
@@ -185,6 +198,18 @@ for step in range(steps):
         dist.barrier()
     if hit("sigterm", step):
         os.kill(os.getpid(), signal.SIGTERM)
+    if hit("thread_exc", step):
+        import queue
+        import threading
+        batches = queue.Queue()
+
+        def load_batch():
+            raise ValueError(f"corrupt sample in shard {rank}: cannot decode record {step * 64}")
+
+        threading.Thread(target=load_batch, name="loader").start()
+        batches.get()
+    if hit("slow_step", step):
+        time.sleep(float(f_arg or 30))
     if hit("stall_tp", step):
         log.info("rank=%d waiting on the input pipeline", rank)
         time.sleep(3600)
@@ -236,6 +261,12 @@ for step in range(steps):
     loss = 2.0 / (step + 1) + rank * 0.01
     log.info("rank=%d step %d loss %.4f step_time %.3fs", rank, step, loss, time.time() - t0)
 
+if kind == "stall_final" and rank == f_rank:
+    log.info("rank=%d writing the checkpoint", rank)
+    time.sleep(3600)
+if kind == "kill_final" and rank == f_rank:
+    log.info("rank=%d writing the checkpoint", rank)
+    os.kill(os.getpid(), signal.SIGKILL)
 dist.barrier()
 torch.cuda.synchronize()
 trace_dir = os.environ.get("FINAL_TRACE_DIR")
