@@ -268,7 +268,7 @@ bool diag_init_failure(struct diagnosis *d)
 		xgrow(&cands, &cap, nc + 1, sizeof(*cands));
 		cands[nc].rank = rank;
 		cands[nc].ev = sqlite3_column_int64(st, 1);
-		cands[nc++].t = db_column_int_or(st, 2, T_NONE);
+		cands[nc++].t = t_err;
 	}
 	sqlite3_finalize(st);
 	/* a rank killed before any init error (or just after: the launcher

@@ -748,10 +748,9 @@ bool diag_stalled(struct diagnosis *d)
 	 * a call: the waits of the others (some alone behind it) follow from it.
 	 * On the flight recorder's word only (NCCL's COLL lines count transfers
 	 * and collectives alike per communicator) */
-	if (q_int(d->db, 0, "SELECT count(*) FROM fr_entries") > 0 &&
+	if (q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM fr_entries)") &&
 	    skipped_ahead(d, AHEAD_LE_SQL("hang_pg_status", "hang_coll"), true))
 		return true;
-	v_reset(v);
 	/* each group with a timeout, at its first stuck seq */
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT c.pg, min(c.seq) FROM hang_coll c WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"

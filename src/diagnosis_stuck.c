@@ -33,6 +33,25 @@
  * for the others' dumps first). */
 #define STUCK_MARGIN_US 100000
 
+/* A line of the rank's own (not its launcher's report of its end, which may
+ * come from a kill before its own abort was due): its last one, and its time
+ * in *t (an untimed line has the time of the timed line before it: it came
+ * later). 0 if none. */
+static int64_t last_own_line(struct diagnosis *d, int rank, int64_t *t)
+{
+	sqlite3_stmt *st = db_prepare(d->db, "SELECT event_id, time_us FROM events WHERE rank = ?"
+					     " AND substr(kind, 1, 9) <> 'torchrun_' ORDER BY time_us DESC, event_id DESC LIMIT 1");
+	sqlite3_bind_int(st, 1, rank);
+	int64_t ev = 0;
+	*t = T_NONE;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		ev = sqlite3_column_int64(st, 0);
+		*t = db_column_int_or(st, 1, T_NONE);
+	}
+	sqlite3_finalize(st);
+	return ev;
+}
+
 /* The ranks whose Python code did not go on after the first timeout, into
  * *stuck; their number, 0 when the rule does not apply. */
 static size_t stuck_ranks(struct diagnosis *d, int **stuck)
@@ -60,11 +79,8 @@ static size_t stuck_ranks(struct diagnosis *d, int **stuck)
 		struct rank_facts *x = &d->ranks[i];
 		if (!x->events || resumed[i] != T_NONE)
 			continue;
-		/* alive: a line of its own (not its launcher's report of its end,
-		 * which may come from a kill before its own abort was due); an
-		 * untimed line counts from the timed line before it: it came later */
-		int64_t alive = q_int(d->db, T_NONE,
-			"SELECT max(time_us) FROM events WHERE rank = %d AND substr(kind, 1, 9) <> 'torchrun_'", x->rank);
+		int64_t alive;
+		last_own_line(d, x->rank, &alive);
 		bool had_time = false;
 		for (size_t j = 0; j < d->nranks && !had_time; j++) {
 			struct rank_facts *y = &d->ranks[j];
@@ -134,11 +150,9 @@ bool diag_stuck(struct diagnosis *d)
 				" it never started) or in a call the abort could not interrupt, and %s peers waited for it.",
 		   v->nculprits == 1 ? "Its" : "Their", v->nculprits == 1 ? "its" : "their",
 		   v->nculprits == 1 ? "its" : "their");
-	int64_t alive_ev = q_int(d->db, 0,
-		"SELECT event_id FROM events WHERE rank = %d AND substr(kind, 1, 9) <> 'torchrun_'"
-		" ORDER BY time_us DESC, event_id DESC LIMIT 1", first);
+	int64_t alive_t;
+	int64_t alive_ev = last_own_line(d, first, &alive_t);
 	char alive[32] = "";
-	int64_t alive_t = q_int(d->db, T_NONE, "SELECT time_us FROM events WHERE event_id = %lld", (long long)alive_ev);
 	if (alive_t != T_NONE) {
 		fmt_time(alive_t, alive, sizeof(alive));
 		buf_printf(&v->summary, " The process was alive: its other threads (NCCL's, the watchdog) still logged at"
