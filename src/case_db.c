@@ -234,11 +234,13 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 	/* events of console copies wait here (in the temporary file, not the
 	 * case) until the load tells which per-rank files they duplicate */
 	db_exec(w->db, "CREATE TEMP TABLE events_staged AS SELECT *, 0 AS staged, 0 AS nccl_line FROM main.events WHERE 0;"
-		       "CREATE TEMP TABLE console_nccl_lines(source_id INTEGER, local_rank INTEGER, lines INTEGER)");
+		       "CREATE TEMP TABLE console_nccl_lines(source_id INTEGER, local_rank INTEGER, lines INTEGER);"
+		       "CREATE TEMP TABLE rank_nccl_lines(source_id INTEGER PRIMARY KEY, srun_labels INTEGER, lines INTEGER)");
 	w->ins_event_staged = db_prepare(w->db, "INSERT INTO temp.events_staged(source_id, line_no, kind, class, host,"
 						 " rank, local_rank, pid, tid, dev, level, time_us, clock, fields, staged,"
 						 " nccl_line) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	w->ins_console_nccl = db_prepare(w->db, "INSERT INTO temp.console_nccl_lines VALUES(?,?,?)");
+	w->ins_rank_nccl = db_prepare(w->db, "INSERT INTO temp.rank_nccl_lines VALUES(?,?,?)");
 	char v[16];
 	snprintf(v, sizeof(v), "%d", NF_SCHEMA_VERSION);
 	db_meta_set(w->db, "schema_version", v);
@@ -248,11 +250,12 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 static void finalize_all(struct case_writer *w)
 {
 	sqlite3_stmt *sts[] = {w->ins_source, w->upd_source, w->ins_block, w->ins_event,
-			       w->ins_event_staged, w->ins_console_nccl, w->ins_meta, w->ins_fr_entry};
+			       w->ins_event_staged, w->ins_console_nccl, w->ins_rank_nccl, w->ins_meta,
+			       w->ins_fr_entry};
 	for (size_t i = 0; i < ARRAY_LEN(sts); i++)
 		sqlite3_finalize(sts[i]);
 	w->ins_source = w->upd_source = w->ins_block = w->ins_event = w->ins_event_staged = w->ins_meta = NULL;
-	w->ins_console_nccl = NULL;
+	w->ins_console_nccl = w->ins_rank_nccl = NULL;
 	w->ins_fr_entry = NULL;
 	kind_summary_free(w->kinds);
 	w->kinds = NULL;

@@ -41,8 +41,8 @@ struct case_writer {
 	sqlite3 *db;
 	char *target;
 	char *tmp_path;
-	sqlite3_stmt *ins_source, *upd_source, *ins_block, *ins_event, *ins_event_staged, *ins_console_nccl, *ins_meta,
-	    *ins_fr_entry;
+	sqlite3_stmt *ins_source, *upd_source, *ins_block, *ins_event, *ins_event_staged, *ins_console_nccl,
+	    *ins_rank_nccl, *ins_meta, *ins_fr_entry;
 	struct kind_summary *kinds; /* of the events written */
 	struct buf fr_fields;       /* what an fr_entry event keeps of its fields */
 };

@@ -87,6 +87,9 @@ struct member_ctx {
 	long nccl_lines;
 	long *nccl_by_local;
 	size_t nccl_by_local_n;
+	/* matching a per-rank file's NCCL lines after the load (see
+	 * replay_rank_nccl): events go straight to the case */
+	bool replay;
 };
 
 /* One stream of a `keep N` rule: a ring of its last N matches. A match
@@ -178,7 +181,7 @@ static int year_of(int64_t epoch_s)
 #define PIPE_CHUNK (1u << 20)
 #define PIPE_CHUNKS 8
 
-enum op_code { OP_SOURCE = 1, OP_UPDATE, OP_EVENT, OP_BLOCK, OP_FR, OP_CONSOLE_NCCL };
+enum op_code { OP_SOURCE = 1, OP_UPDATE, OP_EVENT, OP_BLOCK, OP_FR, OP_CONSOLE_NCCL, OP_RANK_NCCL };
 
 struct chunk {
 	struct chunk *next;
@@ -239,7 +242,9 @@ struct op_event {
 	int64_t nccl_line; /* staged 2: the how-manieth NCCL line of its file */
 };
 
-/* A console's count of the NCCL lines it copied for one local rank. */
+/* A console's count of the NCCL lines it copied for one local rank; with
+ * OP_RANK_NCCL, a per-rank file's count of its NCCL lines (not matched
+ * during the load: see replay_rank_nccl) and local_rank its srun labels. */
 struct op_console_nccl {
 	int64_t source_id, lines;
 	int32_t local_rank;
@@ -362,6 +367,7 @@ static void op_put_update(struct pipe *p, const struct op_update *o, const char 
 }
 
 static void op_event_from(struct op_event *o, int64_t source_id, const struct event_rec *e, const char *fields);
+static void sql_event(struct case_writer *w, const struct op_event *o, const char *host, const char *fields);
 
 static void write_event(struct member_ctx *m, const struct event_rec *e)
 {
@@ -375,6 +381,12 @@ static void write_event(struct member_ctx *m, const struct event_rec *e)
 	 * events_staged (see merge_console_events). */
 	bool nccl = e->family == FAM_NCCL;
 	o.staged = (m->mc.kind == SK_CONSOLE && !nccl) ? 1 : (m->mc.kind == SK_RANK_LOG && nccl) ? 2 : 0;
+	m->events++;
+	m->in->sum->events++;
+	if (m->replay) {
+		sql_event(&m->in->w, &o, e->host, fields);
+		return;
+	}
 	struct pipe *p = m->in->pipe;
 	size_t n = 1 + sizeof(o) + o.host_len + o.fields_len;
 	unsigned char *w = pipe_room(p, n);
@@ -383,8 +395,6 @@ static void write_event(struct member_ctx *m, const struct event_rec *e)
 	put(&w, e->host, o.host_len);
 	put(&w, fields, o.fields_len);
 	p->cur->len += n;
-	m->events++;
-	m->in->sum->events++;
 }
 
 /* ---- `keep N` rules: only the last N matches of a stream become events ---- */
@@ -726,10 +736,11 @@ static const unsigned char *run_op(struct pipe *p, const unsigned char *r)
 		sql_update(w, &o, host, reason, error);
 		return r;
 	}
-	case OP_CONSOLE_NCCL: {
+	case OP_CONSOLE_NCCL:
+	case OP_RANK_NCCL: {
 		struct op_console_nccl o;
 		memcpy(&o, r, sizeof(o));
-		sqlite3_stmt *st = w->ins_console_nccl;
+		sqlite3_stmt *st = code == OP_RANK_NCCL ? w->ins_rank_nccl : w->ins_console_nccl;
 		sqlite3_bind_int64(st, 1, o.source_id);
 		sqlite3_bind_int(st, 2, o.local_rank);
 		sqlite3_bind_int64(st, 3, o.lines);
@@ -1018,10 +1029,64 @@ static void learn_boot_time(struct member_ctx *m, const struct line_parts *lp, c
 		m->boot_us = (int64_t)epoch * 1000000 + ms * 1000 - (int64_t)(lp->boot_s * 1e6);
 }
 
+/* grammar_match() of a line, with a diagnostic when a regex gave up. */
+static bool match_line(struct member_ctx *m, const struct line_parts *lp, long line_no, struct grammar_match *gm)
+{
+	struct ingest *in = m->in;
+	bool matched = grammar_match(in->g, lp, gm);
+	bool rule_disabled;
+	const struct rule *gave_up = grammar_take_limit_hit(in->g, &rule_disabled);
+	if (gave_up) {
+		in->sum->input_errors++;
+		diag_input(m->path, line_no, "rule %s (%s:%d): regex gave up at the PCRE2 match/depth limit; "
+			   "line kept%s", rule_name(gave_up), rule_file(gave_up), rule_line(gave_up),
+			   rule_disabled ? "; rule disabled for the rest of this ingest" : "");
+	}
+	return matched;
+}
+
+/* The event of a matched line (or its place in a `keep N` tail). */
+static void emit_match(struct member_ctx *m, const struct line_parts *lp, const struct grammar_match *gm, long line_no,
+		       const struct line_meta *meta)
+{
+	struct event_rec e = {
+		.line_no = line_no,
+		.kind = rule_name(gm->rule),
+		.class_name = rule_class(gm->rule),
+		.host = lp->host,
+		.host_len = lp->host_len,
+		.rank = meta->rank,
+		.local_rank = meta->local_rank,
+		.pid = lp->pid,
+		.tid = lp->tid,
+		.dev = lp->dev,
+		.level = lp->level,
+		.has_time = meta->has_time,
+		.t_us = meta->t_us,
+		.clock = meta->clock,
+		.family = lp->family,
+		.nccl_line = lp->family == FAM_NCCL ? m->nccl_lines : 0,
+	};
+	const char *per;
+	if (rule_keep(gm->rule, &per) > 0) {
+		const char *key = "";
+		size_t klen = 0;
+		for (int i = 0; per && i < gm->nfields; i++)
+			if (strcmp(gm->fields[i].name, per) == 0) {
+				key = gm->fields[i].value;
+				klen = gm->fields[i].len;
+			}
+		tail_push(m, tail_for(m, gm->rule, lp->pid, key, klen), &e, gm, lp->msg, lp->msg_len);
+	} else {
+		fields_json(&m->in->json, gm);
+		e.fields_json = m->in->json.data;
+		write_event(m, &e);
+	}
+}
+
 static void on_line(void *ctx, const char *line, size_t len, long line_no, bool truncated)
 {
 	struct member_ctx *m = ctx;
-	struct ingest *in = m->in;
 	struct line_parts lp;
 	line_parts_parse(line, len, m->mc.srun_labels, &lp);
 	note_hints(m, &lp);
@@ -1041,18 +1106,12 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 		}
 	}
 
+	/* a per-rank file's NCCL lines are matched after the load, and only
+	 * where no console copied them (replay_rank_nccl) */
 	struct grammar_match gm;
-	bool matched = grammar_match(in->g, &lp, &gm);
+	bool matched = !(lp.family == FAM_NCCL && m->mc.kind == SK_RANK_LOG) && match_line(m, &lp, line_no, &gm);
 	if (matched)
 		learn_boot_time(m, &lp, &gm);
-	bool rule_disabled;
-	const struct rule *gave_up = grammar_take_limit_hit(in->g, &rule_disabled);
-	if (gave_up) {
-		in->sum->input_errors++;
-		diag_input(m->path, line_no, "rule %s (%s:%d): regex gave up at the PCRE2 match/depth limit; "
-			   "line kept%s", rule_name(gave_up), rule_file(gave_up), rule_line(gave_up),
-			   rule_disabled ? "; rule disabled for the rest of this ingest" : "");
-	}
 	if (truncated && !m->first_truncated)
 		m->first_truncated = line_no;
 
@@ -1084,41 +1143,8 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 		meta.clock = lp.clock; /* written but not placeable (no year / boot time) */
 	}
 
-	if (matched) {
-		struct event_rec e = {
-			.line_no = line_no,
-			.kind = rule_name(gm.rule),
-			.class_name = rule_class(gm.rule),
-			.host = lp.host,
-			.host_len = lp.host_len,
-			.rank = meta.rank,
-			.local_rank = meta.local_rank,
-			.pid = lp.pid,
-			.tid = lp.tid,
-			.dev = lp.dev,
-			.level = lp.level,
-			.has_time = meta.has_time,
-			.t_us = meta.t_us,
-			.clock = meta.clock,
-			.family = lp.family,
-			.nccl_line = lp.family == FAM_NCCL ? m->nccl_lines : 0,
-		};
-		const char *per;
-		if (rule_keep(gm.rule, &per) > 0) {
-			const char *key = "";
-			size_t klen = 0;
-			for (int i = 0; per && i < gm.nfields; i++)
-				if (strcmp(gm.fields[i].name, per) == 0) {
-					key = gm.fields[i].value;
-					klen = gm.fields[i].len;
-				}
-			tail_push(m, tail_for(m, gm.rule, lp.pid, key, klen), &e, &gm, lp.msg, lp.msg_len);
-		} else {
-			fields_json(&in->json, &gm);
-			e.fields_json = in->json.data;
-			write_event(m, &e);
-		}
-	}
+	if (matched)
+		emit_match(m, &lp, &gm, line_no, &meta);
 
 	block_add(&m->bb, line_no, line, len, &meta);
 	if (block_full(&m->bb))
@@ -1287,6 +1313,14 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 	}
 	update_source(in, m->source_id, &u);
 	put_console_nccl(in, m);
+	if (m->mc.kind == SK_RANK_LOG && m->nccl_lines) {
+		struct op_console_nccl o = {.source_id = m->source_id, .lines = m->nccl_lines,
+					    .local_rank = m->mc.srun_labels};
+		unsigned char *w = pipe_room(in->pipe, 1 + sizeof(o));
+		*w++ = OP_RANK_NCCL;
+		put(&w, &o, sizeof(o));
+		in->pipe->cur->len += 1 + sizeof(o);
+	}
 	splitter_free(&sp);
 	block_free(&m->bb);
 	return 0;
@@ -1435,9 +1469,67 @@ static void write_meta(struct ingest *in)
 	db_meta_set(in->w.db, "events_not_kept", v);
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)in->sum->events_copies);
 	db_meta_set(in->w.db, "events_console_copies", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)in->sum->nccl_lines_copied);
+	db_meta_set(in->w.db, "nccl_lines_console_copied", v);
 	db_meta_set(in->w.db, "tool_version", NF_VERSION);
 	if (in->stats.limit_hit)
 		db_meta_set(in->w.db, "limit_hit", in->stats.limit_msg);
+}
+
+/* A per-rank file's NCCL lines are not matched during the load: a console
+ * beside it (torchrun --tee) usually copied every one of them, and of NCCL
+ * lines the console's copies are the events kept (merge_console_events).
+ * Once the load tells what each console copied, the files whose NCCL lines
+ * it did not all copy (no console, or one that stopped early) are read back
+ * from their line blocks and their NCCL lines matched now, into
+ * events_staged as the load would have put them (the lines' time, rank and
+ * pid are those stored with the lines; `keep N` counts run over the whole
+ * file, as during the load). */
+static void replay_rank_nccl(struct ingest *in)
+{
+	sqlite3 *db = in->w.db;
+	struct line_dict_reader *dicts = line_dict_reader_new(db);
+	char *sql = xasprintf("SELECT first_line, data, %s FROM line_blocks WHERE source_id = ? ORDER BY block_no",
+			      line_dict_column(dicts));
+	sqlite3_stmt *blocks = db_prepare(db, sql);
+	free(sql);
+	sqlite3_stmt *q = db_prepare(db,
+		"SELECT r.source_id, r.srun_labels, s.path FROM temp.rank_nccl_lines r JOIN sources s USING(source_id)\n"
+		"  WHERE r.lines > coalesce((SELECT c.lines FROM temp.copied c WHERE c.rank_source = r.source_id), 0)\n"
+		"  ORDER BY r.source_id");
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		struct member_ctx m = {.in = in, .source_id = sqlite3_column_int64(q, 0), .replay = true,
+				       .path = (const char *)sqlite3_column_text(q, 2)};
+		m.mc.kind = SK_RANK_LOG;
+		m.mc.srun_labels = sqlite3_column_int(q, 1) != 0;
+		sqlite3_bind_int64(blocks, 1, m.source_id);
+		while (sqlite3_step(blocks) == SQLITE_ROW) {
+			struct decoded_block d;
+			struct errbuf err = {{0}};
+			if (line_dict_decode(dicts, sqlite3_column_blob(blocks, 1), (size_t)sqlite3_column_bytes(blocks, 1),
+					     sqlite3_column_int64(blocks, 2), &d, &err) < 0)
+				die("ingest: %s: a line block just written cannot be read back: %s", m.path, err.msg);
+			long first = (long)sqlite3_column_int64(blocks, 0);
+			for (uint32_t i = 0; i < d.n_lines; i++) {
+				const struct decoded_line *dl = &d.lines[i];
+				struct line_parts lp;
+				line_parts_parse(dl->text, dl->len, m.mc.srun_labels, &lp);
+				if (lp.family != FAM_NCCL)
+					continue;
+				m.nccl_lines++;
+				struct grammar_match gm;
+				if (match_line(&m, &lp, first + (long)i, &gm))
+					emit_match(&m, &lp, &gm, first + (long)i, &dl->meta);
+			}
+			decoded_block_free(&d);
+		}
+		sqlite3_reset(blocks);
+		tails_flush(&m);
+		in->sum->events_not_kept += (uint64_t)m.events_not_kept;
+	}
+	sqlite3_finalize(q);
+	sqlite3_finalize(blocks);
+	line_dict_reader_free(dicts);
 }
 
 /* A launcher console (torchrun --tee) repeats every line of the per-rank
@@ -1495,7 +1587,12 @@ static void merge_console_events(struct ingest *in)
 		"CREATE TEMP TABLE copied(rank_source INTEGER PRIMARY KEY, lines INTEGER);\n"
 		"INSERT INTO copied SELECT cc.rank_source, max(n.lines) FROM temp.console_cover cc\n"
 		"  JOIN temp.console_nccl_lines n ON n.source_id = cc.console_id AND n.local_rank = cc.local_rank\n"
-		"  GROUP BY cc.rank_source;\n"
+		"  GROUP BY cc.rank_source;\n");
+	replay_rank_nccl(in);
+	in->sum->nccl_lines_copied = (uint64_t)db_int(db,
+		"SELECT coalesce(sum(r.lines), 0) FROM temp.rank_nccl_lines r\n"
+		"  WHERE r.lines <= coalesce((SELECT c.lines FROM temp.copied c WHERE c.rank_source = r.source_id), 0)", 0);
+	db_exec(db,
 		"INSERT INTO main.events(source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level,\n"
 		"    time_us, clock, fields)\n"
 		"  SELECT source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level, time_us, clock, fields\n"
@@ -1504,7 +1601,9 @@ static void merge_console_events(struct ingest *in)
 		"          WHERE cc.console_id = s.source_id AND cc.local_rank = s.local_rank)))\n"
 		"     OR (s.staged = 2 AND s.nccl_line > coalesce((SELECT c.lines FROM temp.copied c\n"
 		"          WHERE c.rank_source = s.source_id), 0))\n"
-		"  ORDER BY s.rowid;\n"
+		/* the load's order: a source's events after those of the
+		 * sources before it (replay_rank_nccl's came last) */
+		"  ORDER BY s.source_id, s.rowid;\n"
 		/* one pass over events (no index on source_id yet: a count per
 		 * source would scan the table once per source) */
 		"CREATE TEMP TABLE source_events(source_id INTEGER PRIMARY KEY, n INTEGER);\n"
@@ -1514,7 +1613,7 @@ static void merge_console_events(struct ingest *in)
 		"  WHERE source_id IN (SELECT DISTINCT source_id FROM temp.events_staged);\n"
 		"DROP TABLE temp.source_events;\n"
 		"DROP TABLE temp.events_staged; DROP TABLE temp.console_cover; DROP TABLE temp.console_nccl_lines;"
-		"DROP TABLE temp.copied;"
+		"DROP TABLE temp.copied; DROP TABLE temp.rank_nccl_lines;"
 		"DROP TABLE temp.rank_dirs;");
 	int64_t kept = db_int(db, "SELECT count(*) FROM main.events", 0);
 	in->sum->events_copies = in->sum->events > (uint64_t)kept ? in->sum->events - (uint64_t)kept : 0;

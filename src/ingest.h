@@ -30,6 +30,7 @@ struct ingest_summary {
 	uint64_t members, sources, bytes, lines, stored_lines, skipped_lines, truncated_lines, events;
 	uint64_t events_not_kept;  /* matches of `keep N` rules beyond the last N of their stream */
 	uint64_t events_copies;    /* console copies of per-rank lines, not stored twice */
+	uint64_t nccl_lines_copied; /* per-rank files' NCCL lines a console copied: never matched */
 	long input_errors;
 	bool limit_hit;
 };

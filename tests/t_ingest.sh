@@ -101,6 +101,29 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	rm -rf "$x"
 done
 
+# a per-rank file's NCCL lines that a launcher console copied are not matched
+# (the console's copies are the events); without the consoles they are, and
+# the job has the same NCCL events, kind by kind
+for job in stall freeze; do
+	x="$TMP/noconsole-$job"
+	rm -rf "$x"; mkdir -p "$x"; tar xzf "testdata/corpus/$job.tar.gz" -C "$x"
+	find "$x" -name console.log -delete
+	"$NF_BIN" ingest "$x" -o "$x.db" -q --no-analyze > /dev/null 2>&1
+	db=$(ingest_case "$job")
+	q="SELECT group_concat(kind || ':' || n, ' ') FROM (SELECT kind, count(*) n FROM events WHERE kind LIKE 'nccl%' GROUP BY kind ORDER BY kind)"
+	check_eq "ingest/$job/nccl-events-with-or-without-consoles" "$(sql "$db" "$q")" "$(sql "$x.db" "$q")"
+	check_eq "ingest/$job/nccl-lines-console-copied-counted" 1 \
+		"$(sql "$db" "SELECT value > 0 FROM meta WHERE key = 'nccl_lines_console_copied'")"
+	check_eq "ingest/$job/no-console-nothing-copied" 0 \
+		"$(sql "$x.db" "SELECT value FROM meta WHERE key = 'nccl_lines_console_copied'")"
+	rm -rf "$x" "$x.db"
+done
+# a console that stopped early (a frozen node): the per-rank file's NCCL lines
+# past its copy are events from the file
+got=$(sql "$(ingest_case freeze_warn realjobs)" "SELECT count(*) > 0 FROM events e JOIN sources s USING(source_id)
+  WHERE s.kind = 'rank_log' AND e.kind LIKE 'nccl%'")
+check_eq "ingest/realjobs/freeze_warn/nccl-events-past-the-console-copy" 1 "$got"
+
 # the same input twice gives the same content
 db1="$TMP/a.db"; db2="$TMP/b.db"
 "$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$db1" -q > /dev/null 2>&1
