@@ -1228,6 +1228,22 @@ static int run(struct parser *p)
 		}
 		p->op = p->buf[p->bstart++];
 		p->pos++;
+		/* the commonest opcodes of flight-recorder dumps (a memo reference
+		 * is every other one), when nothing needs checking: run_op's path
+		 * without its calls */
+		if (p->op == OP_BINGET && p->bstart < p->bend && p->sp < p->scap && p->pushes < p->lim.max_values) {
+			size_t id = p->buf[p->bstart];
+			if (id < p->memo_cap && p->memo[id]) {
+				p->bstart++;
+				p->pos++;
+				p->pushes++;
+				p->stack[p->sp++] = p->memo[id];
+				continue;
+			}
+		} else if (p->op == OP_MARK && p->nmarks < p->mcap && p->nmarks < p->lim.max_depth) {
+			p->marks[p->nmarks++] = p->sp;
+			continue;
+		}
 		if (run_op(p, &stop) < 0)
 			return -1;
 	}
