@@ -1593,24 +1593,26 @@ static void merge_console_events(struct ingest *in)
 		"SELECT coalesce(sum(r.lines), 0) FROM temp.rank_nccl_lines r\n"
 		"  WHERE r.lines <= coalesce((SELECT c.lines FROM temp.copied c WHERE c.rank_source = r.source_id), 0)", 0);
 	db_exec(db,
-		"INSERT INTO main.events(source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level,\n"
-		"    time_us, clock, fields)\n"
-		"  SELECT source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level, time_us, clock, fields\n"
-		"  FROM temp.events_staged s\n"
+		/* the staged events kept: their `staged` negated */
+		"UPDATE temp.events_staged AS s SET staged = -staged\n"
 		"  WHERE (s.staged = 1 AND (s.local_rank IS NULL OR NOT EXISTS (SELECT 1 FROM temp.console_cover cc\n"
 		"          WHERE cc.console_id = s.source_id AND cc.local_rank = s.local_rank)))\n"
 		"     OR (s.staged = 2 AND s.nccl_line > coalesce((SELECT c.lines FROM temp.copied c\n"
-		"          WHERE c.rank_source = s.source_id), 0))\n"
+		"          WHERE c.rank_source = s.source_id), 0));\n"
+		"INSERT INTO main.events(source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level,\n"
+		"    time_us, clock, fields)\n"
+		"  SELECT source_id, line_no, kind, class, host, rank, local_rank, pid, tid, dev, level, time_us, clock, fields\n"
+		"  FROM temp.events_staged s WHERE s.staged < 0\n"
 		/* the load's order: a source's events after those of the
 		 * sources before it (replay_rank_nccl's came last) */
 		"  ORDER BY s.source_id, s.rowid;\n"
-		/* one pass over events (no index on source_id yet: a count per
-		 * source would scan the table once per source) */
-		"CREATE TEMP TABLE source_events(source_id INTEGER PRIMARY KEY, n INTEGER);\n"
-		"INSERT INTO temp.source_events SELECT source_id, count(*) FROM main.events\n"
-		"  WHERE source_id IN (SELECT DISTINCT source_id FROM temp.events_staged) GROUP BY source_id;\n"
-		"UPDATE sources SET events = coalesce((SELECT n FROM temp.source_events c WHERE c.source_id = sources.source_id), 0)\n"
-		"  WHERE source_id IN (SELECT DISTINCT source_id FROM temp.events_staged);\n"
+		/* each source's count: the load counted its console copies (staged
+		 * 1), not the per-rank NCCL events matched after it (staged 2) */
+		"CREATE TEMP TABLE source_events(source_id INTEGER PRIMARY KEY, d INTEGER);\n"
+		"INSERT INTO temp.source_events SELECT source_id,\n"
+		"    sum(CASE staged WHEN 1 THEN -1 WHEN -2 THEN 1 ELSE 0 END) FROM temp.events_staged GROUP BY source_id;\n"
+		"UPDATE sources SET events = events + (SELECT d FROM temp.source_events c WHERE c.source_id = sources.source_id)\n"
+		"  WHERE source_id IN (SELECT source_id FROM temp.source_events);\n"
 		"DROP TABLE temp.source_events;\n"
 		"DROP TABLE temp.events_staged; DROP TABLE temp.console_cover; DROP TABLE temp.console_nccl_lines;"
 		"DROP TABLE temp.copied; DROP TABLE temp.rank_nccl_lines;"
