@@ -1687,11 +1687,9 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	} else if (exit_code == NF_EXIT_OK) {
 		merge_console_events(&in);
 		write_meta(&in);
-		/* the attribution rewrites events' host and rank: index after it */
-		db_exec(in.w.db, "CREATE INDEX events_kind_load ON events(kind)");
 		phase_done("indexes");
+		/* the attribution rewrites events' host and rank: index after it */
 		attribution_run(in.w.db);
-		db_exec(in.w.db, "DROP INDEX events_kind_load");
 		db_exec(in.w.db, case_schema_index_sql);
 		kind_summary_write(in.w.kinds, in.w.db);
 		phase_done("attribution");
