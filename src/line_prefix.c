@@ -278,7 +278,7 @@ static bool parse_nccl(const char *s, const char *end, struct line_parts *p)
 	/* optional "file.cc:line " (and a TRACE time) before "NCCL " */
 	const char *nccl = NULL;
 	size_t window = (size_t)(end - q) < 96 ? (size_t)(end - q) : 96;
-	nccl = memmem(q, window, "NCCL ", 5);
+	nccl = window >= 5 && memcmp(q, "NCCL ", 5) == 0 ? q : memmem(q, window, "NCCL ", 5);
 	if (!nccl)
 		return false;
 	const char *src = q, *src_end = nccl;
