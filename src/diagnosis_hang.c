@@ -694,12 +694,26 @@ static void hang_views(struct diagnosis *d)
 		" UNION ALL SELECT time_us FROM events WHERE kind IN ('pg_taking_down','pg_watchdog_terminated',"
 		" 'pg_terminating') AND time_us > %lld)",
 		(long long)d->t0, (long long)d->t0);
+	/* A rank that answered the dump request after the first timeout: its
+	 * dump says where it was then. Calls it logged later beyond what the
+	 * dump had enqueued in the group, it made once its peers had already
+	 * timed out (a rank late by more than the timeout goes on when it
+	 * wakes up), and they would show it ahead of the peers it held up. */
 	char *sql = sqlite3_mprintf(
 		"DROP VIEW IF EXISTS temp.hang_coll; DROP VIEW IF EXISTS temp.hang_pg_status;"
+		"DROP TABLE IF EXISTS temp.hang_dump;"
+		"CREATE TEMP TABLE hang_dump(rank INTEGER, pg TEXT, le INTEGER, t INTEGER, PRIMARY KEY(rank, pg));"
+		"INSERT OR IGNORE INTO hang_dump SELECT p.rank, p.pg, p.last_enqueued, s.t FROM pg_status p"
+		"  JOIN (SELECT rank, min(time_us) AS t FROM events WHERE kind = 'pg_dump_signal' AND rank IS NOT NULL"
+		"        AND time_us >= %lld GROUP BY rank) s USING(rank)"
+		"  WHERE p.evidence = 'flight-recorder pg_status' AND p.last_enqueued IS NOT NULL AND p.pg IS NOT NULL;"
 		"CREATE TEMP VIEW hang_coll AS SELECT c.* FROM collectives c LEFT JOIN events e ON e.event_id = c.event_id"
-		"  WHERE coalesce(c.time_created_us, e.time_us, 0) <= %lld;"
-		"CREATE TEMP VIEW hang_pg_status AS SELECT * FROM pg_status WHERE coalesce(time_us, 0) <= %lld;",
-		(long long)cut, (long long)cut);
+		"  WHERE coalesce(c.time_created_us, e.time_us, 0) <= %lld AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h"
+		"   WHERE h.rank = c.rank AND h.pg = c.pg AND c.seq > h.le AND coalesce(c.time_created_us, e.time_us, 0) > h.t);"
+		"CREATE TEMP VIEW hang_pg_status AS SELECT * FROM pg_status p WHERE coalesce(time_us, 0) <= %lld"
+		"  AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE h.rank = p.rank AND h.pg = p.pg"
+		"   AND p.last_enqueued > h.le AND coalesce(p.time_us, 0) > h.t);",
+		(long long)(d->t0 == T_NONE ? INT64_MAX : d->t0), (long long)cut, (long long)cut);
 	db_exec(d->db, sql);
 	sqlite3_free(sql);
 }
@@ -912,11 +926,33 @@ bool diag_stalled(struct diagnosis *d)
 	struct rank_facts *r = diag_rank(d, pick->rank);
 	struct buf who = {0};
 	rank_desc(d, pick->rank, &who);
-	buf_printf(&v->summary, "%s never enqueued %s #%ld of group %s (its last there was #%ld)", who.data,
-		   pick->op[0] ? pick->op : "collective", pick->seq, v->pg, pick->le);
+	/* what it logged in that group after its dump (hang_views left it out) */
+	long later_seq = -1;
+	int64_t later_ev = 0, later_t = T_NONE;
+	sqlite3_stmt *lt = db_prepare(d->db,
+		"SELECT c.seq, c.event_id, e.time_us FROM collectives c JOIN events e ON e.event_id = c.event_id"
+		" WHERE c.rank = ?1 AND c.pg = ?2 AND c.seq >= ?3 AND e.time_us IS NOT NULL ORDER BY c.seq DESC LIMIT 1");
+	sqlite3_bind_int(lt, 1, pick->rank);
+	sqlite3_bind_text(lt, 2, pick->pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(lt, 3, pick->seq);
+	if (sqlite3_step(lt) == SQLITE_ROW) {
+		later_seq = sqlite3_column_int64(lt, 0);
+		later_ev = sqlite3_column_int64(lt, 1);
+		later_t = sqlite3_column_int64(lt, 2);
+	}
+	sqlite3_finalize(lt);
+	buf_printf(&v->summary, "%s %s %s #%ld of group %s (its last there was #%ld)", who.data,
+		   later_seq >= 0 ? "had not enqueued" : "never enqueued", pick->op[0] ? pick->op : "collective",
+		   pick->seq, v->pg, pick->le);
 	char t[32];
 	fmt_time(d->t0, t, sizeof(t));
 	buf_printf(&v->summary, "; its peers waited for it and timed out from %s on.", t);
+	if (later_seq >= 0) {
+		char lts[32];
+		fmt_time(later_t, lts, sizeof(lts));
+		buf_printf(&v->summary, " It went on only later, when they had given up (it logged #%ld of that group"
+					" at %s).", later_seq, lts);
+	}
 	if (r && r->responsive && !r->exited)
 		buf_printf(&v->summary, " It was alive and idle (%s and had no collective pending), so it was stuck in"
 					" host code before that call", diag_alive_sign(r));
@@ -936,6 +972,8 @@ bool diag_stalled(struct diagnosis *d)
 	}
 	v_cite_event(v, pick->status_ev, "the culprit's last enqueued collective in that group");
 	v_cite_event(v, pick->wait_ev, "a peer waiting for it");
+	if (later_seq >= 0)
+		v_cite_event(v, later_ev, "the culprit going on after its peers timed out");
 	v_cite_event(v, q_int(d->db, 0,
 			      "SELECT event_id FROM events WHERE rank = %d AND class IN ('step','info') AND kind LIKE 'app_%%'"
 			      " ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1", pick->rank),
