@@ -505,21 +505,28 @@ static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t
  * waiting for a peer's send or receive (with no flight recorder to say
  * which, diagnosis_p2p.c cannot follow it). Counted whenever it was seen:
  * the wait it reports began a whole timeout earlier. */
-bool diag_waits_in_transfer(struct diagnosis *d, int rank)
+/* Whether the rank timed out or failed in a transfer, among the calls of
+ * table coll (collectives, or the hang view). */
+static bool waits_in_transfer_in(struct diagnosis *d, int rank, const char *coll)
 {
 	/* a batch of transfers times out as COALESCED, like a batch of collectives:
 	 * it is the former when the rank made transfers */
 	return q_int(d->db, 0,
-		     "SELECT count(*) FROM collectives WHERE rank = %d AND state IN ('timed_out', 'failed')"
+		     "SELECT count(*) FROM %s WHERE rank = %d AND state IN ('timed_out', 'failed')"
 		     " AND (op IN ('SEND', 'RECV') OR (op = 'COALESCED' AND (EXISTS (SELECT 1 FROM collectives c"
 		     "   WHERE c.rank = %d AND c.op IN ('SEND', 'RECV')) OR EXISTS (SELECT 1 FROM fr_entries f"
 		     "   JOIN events e ON e.event_id = f.event_id WHERE e.rank = %d AND f.is_p2p = 1))))",
-		     rank, rank, rank) > 0;
+		     coll, rank, rank, rank) > 0;
+}
+
+bool diag_waits_in_transfer(struct diagnosis *d, int rank)
+{
+	return waits_in_transfer_in(d, rank, "collectives");
 }
 
 static bool has_pending(struct diagnosis *d, int rank)
 {
-	if (diag_waits_in_transfer(d, rank))
+	if (waits_in_transfer_in(d, rank, "hang_coll"))
 		return true;
 	return q_int(d->db, 0,
 		     "SELECT count(*) FROM hang_coll WHERE rank = %d AND state IN ('timed_out','failed','started')",
@@ -752,10 +759,86 @@ static bool any_unresponsive(struct diagnosis *d)
 
 static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed);
 
+/* A rank that made the call its peers timed out on only after they had
+ * timed out (the flight recorder keeps when each rank created each call),
+ * and the only one: it was stuck in host code while they waited, and went
+ * on when it woke up, too late (its dump, taken after that, shows it ahead
+ * of them). */
+#define LATE_MARGIN_US 1000000LL /* hosts' clocks may differ by this much */
+
+static bool late_arrival(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	char *sql = sqlite3_mprintf(
+		"WITH waits AS (SELECT c.pg, c.seq, c.rank AS waiter, e.time_us AS t_out FROM collectives c"
+		"   JOIN events e ON e.event_id = c.event_id"
+		"   WHERE c.state = 'timed_out' AND c.pg IS NOT NULL AND e.time_us IS NOT NULL),"
+		" late AS (SELECT f.rank, w.pg, w.seq, f.op, f.time_created_us AS t_made, w.t_out, w.waiter,"
+		"   f.event_id AS made_ev,"
+		"   (SELECT min(m.time_created_us) FROM collectives m WHERE m.pg = w.pg AND m.seq = w.seq"
+		"     AND m.rank = w.waiter AND m.evidence = 'flight recorder') AS t_waited"
+		"   FROM waits w JOIN collectives f ON f.pg = w.pg AND f.seq = w.seq AND f.rank <> w.waiter"
+		"   WHERE f.evidence = 'flight recorder' AND f.time_created_us > w.t_out + %lld"
+		/* every member made that call: one that never did is the first suspect */
+		"   AND NOT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = w.pg AND NOT EXISTS (SELECT 1"
+		"     FROM collectives o WHERE o.pg = w.pg AND o.seq = w.seq AND o.rank = p.rank)))"
+		" SELECT rank, pg, seq, op, t_made, t_out, waiter, made_ev, t_waited,"
+		"  (SELECT count(DISTINCT rank) FROM late) FROM late ORDER BY t_made, t_out LIMIT 1",
+		(long long)LATE_MARGIN_US);
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	sqlite3_free(sql);
+	bool found = false;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 9) == 1) {
+		int rank = sqlite3_column_int(st, 0);
+		const char *pg = (const char *)sqlite3_column_text(st, 1);
+		long seq = sqlite3_column_int64(st, 2);
+		const char *op = (const char *)sqlite3_column_text(st, 3);
+		int64_t t_made = sqlite3_column_int64(st, 4), t_out = sqlite3_column_int64(st, 5);
+		int waiter = sqlite3_column_int(st, 6);
+		int64_t made_ev = sqlite3_column_int64(st, 7);
+		int64_t t_waited = db_column_int_or(st, 8, T_NONE);
+		found = true;
+		v_culprit(v, rank);
+		v->outcome = "hang";
+		v->cause = "rank_stalled";
+		v->confidence = "high";
+		v->first_failure_t = d->t0;
+		set_pg(d, pg);
+		v->seq = seq;
+		snprintf(v->op, sizeof(v->op), "%s", op ? op : "");
+		struct buf who = {0};
+		rank_desc(d, rank, &who);
+		char tm[32], to[32];
+		fmt_time(t_made, tm, sizeof(tm));
+		fmt_time(t_out, to, sizeof(to));
+		buf_printf(&v->summary, "%s made %s #%ld of group %s only at %s, %.1f s after rank %d had timed out"
+					" waiting for it (%s)", who.data, op && *op ? op : "collective", seq, v->pg, tm,
+			   (double)(t_made - t_out) / 1e6, waiter, to);
+		if (t_waited != T_NONE)
+			buf_printf(&v->summary, "; rank %d had made it %.1f s earlier", waiter,
+				   (double)(t_made - t_waited) / 1e6);
+		buf_puts(&v->summary, ". It was stuck in host code before that call");
+		struct rank_facts *r = diag_rank(d, rank);
+		if (r && r->last_step >= 0)
+			buf_printf(&v->summary, " (after step %ld)", r->last_step);
+		buf_puts(&v->summary, " and went on when its peers had given up: its dump shows it ahead of them.");
+		v_cite_event(v, made_ev, "the culprit making the call late");
+		v_cite_event(v, q_int(d->db, 0,
+				      "SELECT c.event_id FROM collectives c WHERE c.rank = %d AND c.pg = %Q AND c.seq = %ld"
+				      " AND c.state = 'timed_out' LIMIT 1", waiter, pg, seq),
+			     "a peer that timed out waiting for it");
+		buf_free(&who);
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
 bool diag_stalled(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
 	if (desync_report(d))
+		return true;
+	if (late_arrival(d))
 		return true;
 	hang_views(d);
 	/* a rank alone ahead in a big group and behind elsewhere went on past
