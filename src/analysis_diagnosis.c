@@ -18,8 +18,8 @@ void analysis_diagnosis(sqlite3 *db)
 	diag_responsiveness(&d);
 	static const cause_fn crash[] = {diag_hardware, diag_before_init, diag_init_failure, diag_app_exception,
 					   diag_rank_exited, diag_rank_left, diag_rank_vanished};
-	static const cause_fn hang[] = {diag_mismatch, diag_p2p, diag_stalled, diag_unresponsive, diag_stalled_text,
-					  diag_absent, diag_stuck};
+	static const cause_fn hang[] = {diag_mismatch, diag_p2p, diag_stalled, diag_late_start, diag_unresponsive,
+					  diag_stalled_text, diag_absent, diag_stuck};
 	bool done = false;
 	for (size_t i = 0; i < ARRAY_LEN(crash) && !done; i++) {
 		v_reset(&d.v);

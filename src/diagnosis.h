@@ -110,6 +110,7 @@ bool diag_mismatch(struct diagnosis *d);
 bool diag_p2p(struct diagnosis *d);       /* diagnosis_p2p.c: a transfer (send/recv) never posted or skipped */
 bool diag_transfer_counts(struct diagnosis *d); /* diagnosis_p2p.c: a completed job whose pairs counted differently */
 bool diag_stalled(struct diagnosis *d);
+bool diag_late_start(struct diagnosis *d); /* a rank whose first timed-out call began after the first timeout */
 bool diag_unresponsive(struct diagnosis *d);
 bool diag_stalled_text(struct diagnosis *d);
 bool diag_absent(struct diagnosis *d);    /* diagnosis_absent.c: every rank with logs waited on ranks without any */

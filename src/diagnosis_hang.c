@@ -833,6 +833,87 @@ static bool late_arrival(struct diagnosis *d)
 	return found;
 }
 
+/* Without the flight recorder's creation times, the watchdogs' own: every
+ * rank's first timed-out call began before the first timeout but one
+ * rank's, which began after it (its line's time less the time it ran). That
+ * rank was not waiting in any call when the others timed out: it was in
+ * host code, came back when they had given up, and what it then called
+ * timed out in turn. */
+bool diag_late_start(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	if (d->t0 == T_NONE)
+		return false;
+	char *sql = sqlite3_mprintf(
+		"WITH w AS (SELECT c.rank, c.pg, c.seq, c.op, c.event_id, e.time_us AS t,"
+		"   e.time_us - field(e.fields, 'ran_ms') * 1000 AS t_start FROM collectives c"
+		"   JOIN events e ON e.event_id = c.event_id"
+		"   WHERE c.state = 'timed_out' AND c.rank IS NOT NULL AND c.pg IS NOT NULL AND e.time_us IS NOT NULL"
+		"   AND field(e.fields, 'ran_ms') IS NOT NULL),"
+		" first AS (SELECT rank, min(t_start) AS t_start FROM w GROUP BY rank),"
+		" late AS (SELECT rank FROM first WHERE t_start > %lld)"
+		" SELECT w.rank, w.pg, w.seq, w.op, w.event_id, w.t_start, w.t FROM w JOIN late USING(rank)"
+		" WHERE (SELECT count(*) FROM late) = 1 AND (SELECT count(*) FROM first) > 1"
+		/* every other rank with logs timed out waiting when it did not */
+		" AND NOT EXISTS (SELECT 1 FROM rank_status r WHERE r.rank NOT IN (SELECT rank FROM first))"
+		" ORDER BY w.t_start, w.t LIMIT 1",
+		(long long)(d->t0 + LATE_MARGIN_US));
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	sqlite3_free(sql);
+	bool found = false;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		int rank = sqlite3_column_int(st, 0);
+		const char *pg = (const char *)sqlite3_column_text(st, 1);
+		long seq = sqlite3_column_int64(st, 2);
+		const char *op = (const char *)sqlite3_column_text(st, 3);
+		int64_t ev = sqlite3_column_int64(st, 4), t_start = sqlite3_column_int64(st, 5);
+		found = true;
+		v_culprit(v, rank);
+		v->outcome = "hang";
+		v->cause = "rank_stalled";
+		v->confidence = "medium";
+		v->first_failure_t = d->t0;
+		struct buf who = {0};
+		rank_desc(d, rank, &who);
+		char t0s[32], ts[32], pgd[128];
+		fmt_time(d->t0, t0s, sizeof(t0s));
+		fmt_time(t_start, ts, sizeof(ts));
+		diag_pg_display(d, pg, pgd, sizeof(pgd));
+		buf_printf(&v->summary, "Every other rank timed out in a call it had begun before %s (the first timeout);"
+					" %s was in none: the first call of it that timed out (%s #%ld of group %s) began"
+					" only at %s, %.1f s after the others had given up.", t0s, who.data,
+			   op && *op ? op : "collective", seq, pgd, ts, (double)(t_start - d->t0) / 1e6);
+		/* the wait it held up: the earliest timeout of a peer in a group of its own */
+		sqlite3_stmt *w = db_prepare(d->db,
+			"SELECT c.pg, c.seq, c.op, c.rank, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
+			" WHERE c.state = 'timed_out' AND c.rank <> ?1 AND c.pg IN (SELECT pg FROM pg_members WHERE rank = ?1)"
+			" ORDER BY e.time_us LIMIT 1");
+		sqlite3_bind_int(w, 1, rank);
+		if (sqlite3_step(w) == SQLITE_ROW) {
+			set_pg(d, (const char *)sqlite3_column_text(w, 0));
+			v->seq = sqlite3_column_int64(w, 1);
+			snprintf(v->op, sizeof(v->op), "%s",
+				 sqlite3_column_text(w, 2) ? (const char *)sqlite3_column_text(w, 2) : "");
+			buf_printf(&v->summary, " Rank %d waited for it at %s #%ld of group %s.", sqlite3_column_int(w, 3),
+				   v->op[0] ? v->op : "collective", v->seq, v->pg);
+			v_cite_event(v, sqlite3_column_int64(w, 4), "a peer that timed out waiting for it");
+		}
+		sqlite3_finalize(w);
+		buf_puts(&v->summary, " It was stuck in host code while they waited");
+		struct rank_facts *r = diag_rank(d, rank);
+		if (r && r->last_step >= 0)
+			buf_printf(&v->summary, " (after step %ld)", r->last_step);
+		buf_puts(&v->summary, " and went on too late.");
+		v_cite_event(v, ev, "the culprit's first call that timed out, begun after the first timeout");
+		v_cite_event(v, q_int(d->db, 0, "SELECT e.event_id FROM events e WHERE e.kind = 'pg_watchdog_timeout'"
+						" ORDER BY e.time_us LIMIT 1"),
+			     "the first timeout");
+		buf_free(&who);
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
 bool diag_stalled(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
