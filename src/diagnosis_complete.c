@@ -163,6 +163,24 @@ static bool find_straggler(struct diagnosis *d, const struct lateness *per, int 
 	return true;
 }
 
+/* Every rank of the job took down every NCCL communicator it made ("Destroy
+ * COMPLETE": destroy_process_group() at the end of a run; a failing process
+ * aborts them instead), for a job whose launcher said nothing (its INFO
+ * lines are off by default) and whose flight recorder did not dump at the
+ * end. */
+static bool all_destroyed(struct diagnosis *d)
+{
+	if (d->world <= 0)
+		return false;
+	return q_int(d->db, 0,
+		"SELECT count(*) FROM ranks r WHERE EXISTS (SELECT 1 FROM events i WHERE i.kind = 'nccl_comm_init'"
+		"   AND i.rank = r.rank)"
+		" AND NOT EXISTS (SELECT 1 FROM events i WHERE i.kind = 'nccl_comm_init' AND i.rank = r.rank"
+		"   AND NOT EXISTS (SELECT 1 FROM events t WHERE t.kind = 'nccl_comm_teardown' AND t.rank = r.rank"
+		"     AND field(t.fields, 'comm') = field(i.fields, 'comm') AND field(t.fields, 'state') = 'Destroy COMPLETE'))") ==
+	       d->world;
+}
+
 bool diag_completed(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -170,7 +188,8 @@ bool diag_completed(struct diagnosis *d)
 		"SELECT count(*) FROM collectives WHERE evidence = 'flight recorder'") > 0 &&
 		q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE evidence = 'flight recorder'"
 				" AND state <> 'completed'") == 0;
-	if (!d->completed && !final_dumps)
+	bool destroyed = !d->completed && !final_dumps && all_destroyed(d);
+	if (!d->completed && !final_dumps && !destroyed)
 		return false;
 	int maxrank;
 	bool disagree;
@@ -189,7 +208,7 @@ bool diag_completed(struct diagnosis *d)
 	v_reset(v);
 	v->outcome = "completed";
 	v->cause = "none";
-	v->confidence = "high";
+	v->confidence = destroyed ? "medium" : "high";
 	bool straggler = find_straggler(d, per, maxrank);
 	free(per);
 	if (!straggler) {
@@ -204,6 +223,9 @@ bool diag_completed(struct diagnosis *d)
 	if (final_dumps)
 		v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'fr_dump'"),
 			     "a flight-recorder dump with every collective completed");
+	if (destroyed)
+		v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM events WHERE kind = 'nccl_comm_teardown'"),
+			     "every rank took down its NCCL communicators");
 	v_cite_event(v, q_int(d->db, 0,
 			      "SELECT max(event_id) FROM events WHERE kind = 'app_step' AND rank ="
 			      " (SELECT rank FROM rank_status WHERE last_step IS NOT NULL ORDER BY last_step DESC, rank LIMIT 1)"),

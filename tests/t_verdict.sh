@@ -1,6 +1,7 @@
 #!/bin/sh
 # Verdicts on the real corpus against answers.json, and on variants built on
-# the fly: without the flight-recorder dumps, and without one non-culprit
+# the fly: without the flight-recorder dumps (a job that completed must
+# still say so when NCCL logged its teardown), and without one non-culprit
 # rank's files (a wrong culprit is a failure; "unknown" or a lower confidence
 # is not); without the launcher's consoles (the cause must hold and the
 # culprits stay on the culprit's node); without the culprit's node (only its
@@ -91,6 +92,11 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 		find "$d" -path '*/fr/*' -type f -delete
 		"$NF_BIN" ingest "$d" -o "$d.nofr.db" -q > /dev/null 2>&1
 		check_verdict "verdict-nofr/$label" "$d.nofr.db" "$job" 0
+		# a job that completed, with NCCL's INFO lines: every rank took
+		# down its communicators, which says so without the dumps
+		if [ "$(ans "$job" outcome)" = completed ] && grep -rqs "Destroy COMPLETE" "$d"; then
+			check_eq "verdict-nofr/$label/completed" completed "$(sql "$d.nofr.db" "SELECT outcome FROM verdict")"
+		fi
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
 	# without the launcher's consoles (only the per-rank files of --log-dir):
