@@ -779,7 +779,7 @@ bool diag_before_init(struct diagnosis *d)
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT r.rank, (SELECT count(*) FROM events e WHERE e.rank = r.rank AND e.kind >= 'nccl_' AND e.kind < 'nccl`'"
 		/* NCCL's own lines (they carry its pid): PyTorch's copies of NCCL's errors say nothing of init */
-		" AND e.pid IS NOT NULL)"
+		" AND e.pid IS NOT NULL AND e.level = 'I')"
 		" AS nccl, r.events, r.first_error_time_us FROM rank_status r ORDER BY r.rank");
 	size_t began = 0, stuck = 0;
 	int *who = xcalloc(d->nranks ? d->nranks : 1, sizeof(int));

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Verdicts on the real corpus against answers.json, and on variants built on
 # the fly: without the flight-recorder dumps (a job that completed must
-# still say so when NCCL logged its teardown), and without one non-culprit
+# still say so when NCCL logged its teardown), without NCCL's INFO lines
+# (with and without the dumps), and without one non-culprit
 # rank's files (a wrong culprit is a failure; "unknown" or a lower confidence
 # is not); without the launcher's consoles (the cause must hold and the
 # culprits stay on the culprit's node); without the culprit's node (only its
@@ -128,6 +129,23 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 				fail "verdict-nonode/$label" "culprits [$got], the dropped node's [$node_ranks]"; fi
 			rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 		fi
+	fi
+	# NCCL_DEBUG off (no NCCL INFO line anywhere), with and then without the
+	# dumps: a wrong culprit is allowed only with confidence low
+	if grep -rqs " NCCL INFO " "$d"; then
+		find "$d" -type f -name '*.log' -exec sed -i '/ NCCL INFO /d' {} +
+		for v in noinfo noinfo-nofr; do
+			[ "$v" = noinfo-nofr ] && find "$d" -path '*/fr/*' -type f -delete
+			"$NF_BIN" ingest "$d" -o "$d.$v.db" -q > /dev/null 2>&1
+			got=$(culprits_of "$d.$v.db")
+			allowed=$(json_list "$(ans "$job" culprit_allowed)")
+			bad=""
+			for x in $got; do in_list "$x" "$allowed" || bad="$bad $x"; done
+			conf=$(sql "$d.$v.db" "SELECT confidence FROM verdict")
+			if [ -z "$bad" ] || [ "$conf" = low ]; then pass "verdict-$v/$label"; else
+				fail "verdict-$v/$label" "culprits [$got] ($conf), allowed [$allowed]"; fi
+		done
+		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
 	# the barest bundle: only the ranks' Python stderr (no console, no NCCL
 	# output, no dumps): a wrong culprit is allowed only with confidence low
