@@ -705,7 +705,9 @@ static void hang_views(struct diagnosis *d)
 	 * dump says where it was then. Calls it logged later beyond what the
 	 * dump had enqueued in the group, it made once its peers had already
 	 * timed out (a rank late by more than the timeout goes on when it
-	 * wakes up), and they would show it ahead of the peers it held up. */
+	 * wakes up), and they would show it ahead of the peers it held up.
+	 * Only the (rank, group) pairs with such later calls are kept: the
+	 * views test every row against them. */
 	char *sql = sqlite3_mprintf(
 		"DROP VIEW IF EXISTS temp.hang_coll; DROP VIEW IF EXISTS temp.hang_pg_status;"
 		"DROP TABLE IF EXISTS temp.hang_dump;"
@@ -714,13 +716,25 @@ static void hang_views(struct diagnosis *d)
 		"  JOIN (SELECT rank, min(time_us) AS t FROM events WHERE kind = 'pg_dump_signal' AND rank IS NOT NULL"
 		"        AND time_us >= %lld GROUP BY rank) s USING(rank)"
 		"  WHERE p.evidence = 'flight-recorder pg_status' AND p.last_enqueued IS NOT NULL AND p.pg IS NOT NULL;"
+		"DELETE FROM temp.hang_dump WHERE NOT EXISTS (SELECT 1 FROM pg_status p WHERE p.rank = hang_dump.rank"
+		"   AND p.pg = hang_dump.pg AND p.last_enqueued > hang_dump.le AND coalesce(p.time_us, 0) > hang_dump.t)"
+		" AND NOT EXISTS (SELECT 1 FROM collectives c LEFT JOIN events e ON e.event_id = c.event_id"
+		"   WHERE c.rank = hang_dump.rank AND c.pg = hang_dump.pg AND c.seq > hang_dump.le"
+		"   AND coalesce(c.time_created_us, e.time_us, 0) > hang_dump.t);",
+		(long long)(d->t0 == T_NONE ? INT64_MAX : d->t0));
+	db_exec(d->db, sql);
+	sqlite3_free(sql);
+	bool later = q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM temp.hang_dump)") != 0;
+	sql = sqlite3_mprintf(
 		"CREATE TEMP VIEW hang_coll AS SELECT c.* FROM collectives c LEFT JOIN events e ON e.event_id = c.event_id"
-		"  WHERE coalesce(c.time_created_us, e.time_us, 0) <= %lld AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h"
-		"   WHERE h.rank = c.rank AND h.pg = c.pg AND c.seq > h.le AND coalesce(c.time_created_us, e.time_us, 0) > h.t);"
-		"CREATE TEMP VIEW hang_pg_status AS SELECT * FROM pg_status p WHERE coalesce(time_us, 0) <= %lld"
-		"  AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE h.rank = p.rank AND h.pg = p.pg"
-		"   AND p.last_enqueued > h.le AND coalesce(p.time_us, 0) > h.t);",
-		(long long)(d->t0 == T_NONE ? INT64_MAX : d->t0), (long long)cut, (long long)cut);
+		"  WHERE coalesce(c.time_created_us, e.time_us, 0) <= %lld%s;"
+		"CREATE TEMP VIEW hang_pg_status AS SELECT * FROM pg_status p WHERE coalesce(time_us, 0) <= %lld%s;",
+		(long long)cut,
+		later ? " AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE h.rank = c.rank AND h.pg = c.pg"
+			"   AND c.seq > h.le AND coalesce(c.time_created_us, e.time_us, 0) > h.t)" : "",
+		(long long)cut,
+		later ? " AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE h.rank = p.rank AND h.pg = p.pg"
+			"   AND p.last_enqueued > h.le AND coalesce(p.time_us, 0) > h.t)" : "");
 	db_exec(d->db, sql);
 	sqlite3_free(sql);
 }
@@ -769,34 +783,49 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed);
 static bool late_arrival(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
+	if (d->t0 == T_NONE)
+		return false;
+	/* calls made after the first timeout (a wait timed out no earlier),
+	 * then the waits they came too late for: most jobs have none (a group
+	 * of the whole job has as many rows per call as ranks) */
+	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM collectives NOT INDEXED WHERE evidence = 'flight recorder'"
+			     " AND time_created_us > %lld)", (long long)(d->t0 + LATE_MARGIN_US)))
+		return false;
 	char *sql = sqlite3_mprintf(
-		"WITH waits AS (SELECT c.pg, c.seq, c.rank AS waiter, e.time_us AS t_out FROM collectives c"
-		"   JOIN events e ON e.event_id = c.event_id"
-		"   WHERE c.state = 'timed_out' AND c.pg IS NOT NULL AND e.time_us IS NOT NULL),"
-		" late AS (SELECT f.rank, w.pg, w.seq, f.op, f.time_created_us AS t_made, w.t_out, w.waiter,"
-		"   f.event_id AS made_ev,"
-		"   (SELECT min(m.time_created_us) FROM collectives m WHERE m.pg = w.pg AND m.seq = w.seq"
-		"     AND m.rank = w.waiter AND m.evidence = 'flight recorder') AS t_waited"
-		"   FROM waits w JOIN collectives f ON f.pg = w.pg AND f.seq = w.seq AND f.rank <> w.waiter"
-		"   WHERE f.evidence = 'flight recorder' AND f.time_created_us > w.t_out + %lld"
+		"WITH made AS MATERIALIZED (SELECT rank, pg, seq, op, time_created_us AS t_made, event_id FROM collectives"
+		"   WHERE evidence = 'flight recorder' AND time_created_us > %lld AND pg IS NOT NULL)"
+		" SELECT f.rank, f.pg, f.seq, f.op, f.t_made, e.time_us, w.rank, f.event_id,"
+		"  (SELECT min(m.time_created_us) FROM collectives m WHERE m.pg = f.pg AND m.seq = f.seq"
+		"    AND m.rank = w.rank AND m.evidence = 'flight recorder')"
+		" FROM made f CROSS JOIN collectives w ON w.pg = f.pg AND w.seq = f.seq AND w.rank <> f.rank"
+		"  JOIN events e ON e.event_id = w.event_id"
+		" WHERE w.state = 'timed_out' AND e.time_us IS NOT NULL AND f.t_made > e.time_us + %lld"
 		/* every member made that call: one that never did is the first suspect */
-		"   AND NOT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = w.pg AND NOT EXISTS (SELECT 1"
-		"     FROM collectives o WHERE o.pg = w.pg AND o.seq = w.seq AND o.rank = p.rank)))"
-		" SELECT rank, pg, seq, op, t_made, t_out, waiter, made_ev, t_waited,"
-		"  (SELECT count(DISTINCT rank) FROM late) FROM late ORDER BY t_made, t_out LIMIT 1",
-		(long long)LATE_MARGIN_US);
+		"  AND NOT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = f.pg AND NOT EXISTS (SELECT 1"
+		"    FROM collectives o WHERE o.pg = f.pg AND o.seq = f.seq AND o.rank = p.rank))"
+		" ORDER BY f.t_made, e.time_us",
+		(long long)(d->t0 + LATE_MARGIN_US), (long long)LATE_MARGIN_US);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
 	bool found = false;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 9) == 1) {
+	if (sqlite3_step(st) == SQLITE_ROW) {
 		int rank = sqlite3_column_int(st, 0);
-		const char *pg = (const char *)sqlite3_column_text(st, 1);
+		char pg[128], op[sizeof(v->op)];
+		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 1));
 		long seq = sqlite3_column_int64(st, 2);
-		const char *op = (const char *)sqlite3_column_text(st, 3);
+		snprintf(op, sizeof(op), "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
 		int64_t t_made = sqlite3_column_int64(st, 4), t_out = sqlite3_column_int64(st, 5);
 		int waiter = sqlite3_column_int(st, 6);
 		int64_t made_ev = sqlite3_column_int64(st, 7);
 		int64_t t_waited = db_column_int_or(st, 8, T_NONE);
+		/* the only rank that came too late */
+		bool one = true;
+		while (one && sqlite3_step(st) == SQLITE_ROW)
+			one = sqlite3_column_int(st, 0) == rank;
+		if (!one) {
+			sqlite3_finalize(st);
+			return false;
+		}
 		found = true;
 		v_culprit(v, rank);
 		v->outcome = "hang";
@@ -805,14 +834,14 @@ static bool late_arrival(struct diagnosis *d)
 		v->first_failure_t = d->t0;
 		set_pg(d, pg);
 		v->seq = seq;
-		snprintf(v->op, sizeof(v->op), "%s", op ? op : "");
+		snprintf(v->op, sizeof(v->op), "%s", op);
 		struct buf who = {0};
 		rank_desc(d, rank, &who);
 		char tm[32], to[32];
 		fmt_time(t_made, tm, sizeof(tm));
 		fmt_time(t_out, to, sizeof(to));
 		buf_printf(&v->summary, "%s made %s #%ld of group %s only at %s, %.1f s after rank %d had timed out"
-					" waiting for it (%s)", who.data, op && *op ? op : "collective", seq, v->pg, tm,
+					" waiting for it (%s)", who.data, *op ? op : "collective", seq, v->pg, tm,
 			   (double)(t_made - t_out) / 1e6, waiter, to);
 		if (t_waited != T_NONE)
 			buf_printf(&v->summary, "; rank %d had made it %.1f s earlier", waiter,
