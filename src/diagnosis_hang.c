@@ -780,6 +780,28 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed);
  * of them). */
 #define LATE_MARGIN_US 1000000LL /* hosts' clocks may differ by this much */
 
+/* The verdict of a rank that stalled in host code and went on too late, and
+ * the sentence that says so: stuck (with its last step) and how it ended. */
+static void late_verdict(struct diagnosis *d, int rank, const char *confidence)
+{
+	struct verdict *v = &d->v;
+	v_culprit(v, rank);
+	v->outcome = "hang";
+	v->cause = "rank_stalled";
+	v->confidence = confidence;
+	v->first_failure_t = d->t0;
+}
+
+static void late_sentence(struct diagnosis *d, int rank, const char *stuck, const char *then)
+{
+	struct verdict *v = &d->v;
+	buf_puts(&v->summary, stuck);
+	struct rank_facts *r = diag_rank(d, rank);
+	if (r && r->last_step >= 0)
+		buf_printf(&v->summary, " (after step %ld)", r->last_step);
+	buf_puts(&v->summary, then);
+}
+
 static bool late_arrival(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -827,11 +849,7 @@ static bool late_arrival(struct diagnosis *d)
 			return false;
 		}
 		found = true;
-		v_culprit(v, rank);
-		v->outcome = "hang";
-		v->cause = "rank_stalled";
-		v->confidence = "high";
-		v->first_failure_t = d->t0;
+		late_verdict(d, rank, "high");
 		set_pg(d, pg);
 		v->seq = seq;
 		snprintf(v->op, sizeof(v->op), "%s", op);
@@ -846,11 +864,8 @@ static bool late_arrival(struct diagnosis *d)
 		if (t_waited != T_NONE)
 			buf_printf(&v->summary, "; rank %d had made it %.1f s earlier", waiter,
 				   (double)(t_made - t_waited) / 1e6);
-		buf_puts(&v->summary, ". It was stuck in host code before that call");
-		struct rank_facts *r = diag_rank(d, rank);
-		if (r && r->last_step >= 0)
-			buf_printf(&v->summary, " (after step %ld)", r->last_step);
-		buf_puts(&v->summary, " and went on when its peers had given up: its dump shows it ahead of them.");
+		late_sentence(d, rank, ". It was stuck in host code before that call",
+			      " and went on when its peers had given up: its dump shows it ahead of them.");
 		v_cite_event(v, made_ev, "the culprit making the call late");
 		v_cite_event(v, q_int(d->db, 0,
 				      "SELECT c.event_id FROM collectives c WHERE c.rank = %d AND c.pg = %Q AND c.seq = %ld"
@@ -897,11 +912,7 @@ bool diag_late_start(struct diagnosis *d)
 		const char *op = (const char *)sqlite3_column_text(st, 3);
 		int64_t ev = sqlite3_column_int64(st, 4), t_start = sqlite3_column_int64(st, 5);
 		found = true;
-		v_culprit(v, rank);
-		v->outcome = "hang";
-		v->cause = "rank_stalled";
-		v->confidence = "medium";
-		v->first_failure_t = d->t0;
+		late_verdict(d, rank, "medium");
 		struct buf who = {0};
 		rank_desc(d, rank, &who);
 		char t0s[32], ts[32], pgd[128];
@@ -928,11 +939,7 @@ bool diag_late_start(struct diagnosis *d)
 			v_cite_event(v, sqlite3_column_int64(w, 4), "a peer that timed out waiting for it");
 		}
 		sqlite3_finalize(w);
-		buf_puts(&v->summary, " It was stuck in host code while they waited");
-		struct rank_facts *r = diag_rank(d, rank);
-		if (r && r->last_step >= 0)
-			buf_printf(&v->summary, " (after step %ld)", r->last_step);
-		buf_puts(&v->summary, " and went on too late.");
+		late_sentence(d, rank, " It was stuck in host code while they waited", " and went on too late.");
 		v_cite_event(v, ev, "the culprit's first call that timed out, begun after the first timeout");
 		v_cite_event(v, q_int(d->db, 0, "SELECT e.event_id FROM events e WHERE e.kind = 'pg_watchdog_timeout'"
 						" ORDER BY e.time_us LIMIT 1"),
