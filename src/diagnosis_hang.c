@@ -708,6 +708,10 @@ static void hang_views(struct diagnosis *d)
 	 * wakes up), and they would show it ahead of the peers it held up.
 	 * Only the (rank, group) pairs with such later calls are kept: the
 	 * views test every row against them. */
+/* A row of collectives c (its event e) or of pg_status p that a rank logged
+ * after its dump h, beyond what the dump had enqueued in the group. */
+#define AFTER_DUMP_COLL "h.rank = c.rank AND h.pg = c.pg AND c.seq > h.le AND coalesce(c.time_created_us, e.time_us, 0) > h.t"
+#define AFTER_DUMP_STATUS "h.rank = p.rank AND h.pg = p.pg AND p.last_enqueued > h.le AND coalesce(p.time_us, 0) > h.t"
 	char *sql = sqlite3_mprintf(
 		"DROP VIEW IF EXISTS temp.hang_coll; DROP VIEW IF EXISTS temp.hang_pg_status;"
 		"DROP TABLE IF EXISTS temp.hang_dump;"
@@ -716,11 +720,9 @@ static void hang_views(struct diagnosis *d)
 		"  JOIN (SELECT rank, min(time_us) AS t FROM events WHERE kind = 'pg_dump_signal' AND rank IS NOT NULL"
 		"        AND time_us >= %lld GROUP BY rank) s USING(rank)"
 		"  WHERE p.evidence = 'flight-recorder pg_status' AND p.last_enqueued IS NOT NULL AND p.pg IS NOT NULL;"
-		"DELETE FROM temp.hang_dump WHERE NOT EXISTS (SELECT 1 FROM pg_status p WHERE p.rank = hang_dump.rank"
-		"   AND p.pg = hang_dump.pg AND p.last_enqueued > hang_dump.le AND coalesce(p.time_us, 0) > hang_dump.t)"
+		"DELETE FROM temp.hang_dump AS h WHERE NOT EXISTS (SELECT 1 FROM pg_status p WHERE " AFTER_DUMP_STATUS ")"
 		" AND NOT EXISTS (SELECT 1 FROM collectives c LEFT JOIN events e ON e.event_id = c.event_id"
-		"   WHERE c.rank = hang_dump.rank AND c.pg = hang_dump.pg AND c.seq > hang_dump.le"
-		"   AND coalesce(c.time_created_us, e.time_us, 0) > hang_dump.t);",
+		"   WHERE " AFTER_DUMP_COLL ");",
 		(long long)(d->t0 == T_NONE ? INT64_MAX : d->t0));
 	db_exec(d->db, sql);
 	sqlite3_free(sql);
@@ -730,13 +732,13 @@ static void hang_views(struct diagnosis *d)
 		"  WHERE coalesce(c.time_created_us, e.time_us, 0) <= %lld%s;"
 		"CREATE TEMP VIEW hang_pg_status AS SELECT * FROM pg_status p WHERE coalesce(time_us, 0) <= %lld%s;",
 		(long long)cut,
-		later ? " AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE h.rank = c.rank AND h.pg = c.pg"
-			"   AND c.seq > h.le AND coalesce(c.time_created_us, e.time_us, 0) > h.t)" : "",
+		later ? " AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE " AFTER_DUMP_COLL ")" : "",
 		(long long)cut,
-		later ? " AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE h.rank = p.rank AND h.pg = p.pg"
-			"   AND p.last_enqueued > h.le AND coalesce(p.time_us, 0) > h.t)" : "");
+		later ? " AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE " AFTER_DUMP_STATUS ")" : "");
 	db_exec(d->db, sql);
 	sqlite3_free(sql);
+#undef AFTER_DUMP_COLL
+#undef AFTER_DUMP_STATUS
 }
 
 /* The ranks that went silent at the hang (no line, no dump after it, and no
@@ -773,11 +775,6 @@ static bool any_unresponsive(struct diagnosis *d)
 
 static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed);
 
-/* A rank that made the call its peers timed out on only after they had
- * timed out (the flight recorder keeps when each rank created each call),
- * and the only one: it was stuck in host code while they waited, and went
- * on when it woke up, too late (its dump, taken after that, shows it ahead
- * of them). */
 #define LATE_MARGIN_US 1000000LL /* hosts' clocks may differ by this much */
 
 /* The verdict of a rank that stalled in host code and went on too late, and
@@ -802,6 +799,11 @@ static void late_sentence(struct diagnosis *d, int rank, const char *stuck, cons
 	buf_puts(&v->summary, then);
 }
 
+/* A rank that made the call its peers timed out on only after they had
+ * timed out (the flight recorder keeps when each rank created each call),
+ * and the only one: it was stuck in host code while they waited, and went
+ * on when it woke up, too late (its dump, taken after that, shows it ahead
+ * of them). */
 static bool late_arrival(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -962,7 +964,7 @@ bool diag_stalled(struct diagnosis *d)
 	 * a call: the waits of the others (some alone behind it) follow from it.
 	 * On the flight recorder's word only (NCCL's COLL lines count transfers
 	 * and collectives alike per communicator) */
-	if (q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM fr_entries)") &&
+	if (d->has_fr &&
 	    skipped_ahead(d, AHEAD_LE_SQL("hang_pg_status", "hang_coll"), true))
 		return true;
 	/* each group with a timeout, at its first stuck seq */

@@ -121,6 +121,7 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 				d->t0 = r->exit_t;
 		}
 	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;
+	d->has_fr = q_int(db, 0, "SELECT EXISTS (SELECT 1 FROM fr_entries)") != 0;
 }
 
 bool diag_rank_absent(struct diagnosis *d, int rank)

@@ -120,7 +120,7 @@ bool diag_stuck(struct diagnosis *d)
 	/* without the flight recorder nothing shows that every rank had made
 	 * the same calls: a call of another rank that did not match (a
 	 * different element type, say) leaves a kernel stuck the same way */
-	v->confidence = q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM fr_entries)") ? "medium" : "low";
+	v->confidence = d->has_fr ? "medium" : "low";
 	v->first_failure_t = d->t0;
 	int64_t wev = diag_wait_into_verdict(d);
 

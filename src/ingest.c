@@ -1183,6 +1183,14 @@ struct source_update {
 	const char *error;
 };
 
+static void op_put_nccl_count(struct pipe *p, enum op_code code, const struct op_console_nccl *o)
+{
+	unsigned char *w = pipe_room(p, 1 + sizeof(*o));
+	*w++ = (unsigned char)code;
+	put(&w, o, sizeof(*o));
+	p->cur->len += 1 + sizeof(*o);
+}
+
 /* A console's NCCL lines per local rank, for merge_console_events. */
 static void put_console_nccl(struct ingest *in, struct member_ctx *m)
 {
@@ -1191,11 +1199,7 @@ static void put_console_nccl(struct ingest *in, struct member_ctx *m)
 			continue;
 		struct op_console_nccl o = {.source_id = m->source_id, .lines = m->nccl_by_local[lr],
 					    .local_rank = (int32_t)lr};
-		size_t n = 1 + sizeof(o);
-		unsigned char *w = pipe_room(in->pipe, n);
-		*w++ = OP_CONSOLE_NCCL;
-		put(&w, &o, sizeof(o));
-		in->pipe->cur->len += n;
+		op_put_nccl_count(in->pipe, OP_CONSOLE_NCCL, &o);
 	}
 	free(m->nccl_by_local);
 	m->nccl_by_local = NULL;
@@ -1316,10 +1320,7 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 	if (m->mc.kind == SK_RANK_LOG && m->nccl_lines) {
 		struct op_console_nccl o = {.source_id = m->source_id, .lines = m->nccl_lines,
 					    .local_rank = m->mc.srun_labels};
-		unsigned char *w = pipe_room(in->pipe, 1 + sizeof(o));
-		*w++ = OP_RANK_NCCL;
-		put(&w, &o, sizeof(o));
-		in->pipe->cur->len += 1 + sizeof(o);
+		op_put_nccl_count(in->pipe, OP_RANK_NCCL, &o);
 	}
 	splitter_free(&sp);
 	block_free(&m->bb);
