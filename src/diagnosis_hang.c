@@ -925,22 +925,14 @@ bool diag_late_start(struct diagnosis *d)
 					" %s was in none: the first call of it that timed out (%s #%ld of group %s) began"
 					" only at %s, %.1f s after the others had given up.", t0s, who.data,
 			   op && *op ? op : "collective", seq, pgd, ts, (double)(t_start - d->t0) / 1e6);
-		/* the wait it held up: the earliest timeout of a peer in a group of its own */
-		sqlite3_stmt *w = db_prepare(d->db,
-			"SELECT c.pg, c.seq, c.op, c.rank, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
-			" WHERE c.state = 'timed_out' AND c.rank <> ?1 AND c.pg IN (SELECT pg FROM pg_members WHERE rank = ?1)"
-			" ORDER BY e.time_us LIMIT 1");
-		sqlite3_bind_int(w, 1, rank);
-		if (sqlite3_step(w) == SQLITE_ROW) {
-			set_pg(d, (const char *)sqlite3_column_text(w, 0));
-			v->seq = sqlite3_column_int64(w, 1);
-			snprintf(v->op, sizeof(v->op), "%s",
-				 sqlite3_column_text(w, 2) ? (const char *)sqlite3_column_text(w, 2) : "");
-			buf_printf(&v->summary, " Rank %d waited for it at %s #%ld of group %s.", sqlite3_column_int(w, 3),
+		/* the wait it held up (the culprit is set: a peer's, in a group of its own) */
+		int64_t wev = diag_wait_into_verdict(d);
+		if (wev) {
+			buf_printf(&v->summary, " Rank %d waited for it at %s #%ld of group %s.",
+				   (int)q_int(d->db, -1, "SELECT rank FROM collectives WHERE event_id = %lld", (long long)wev),
 				   v->op[0] ? v->op : "collective", v->seq, v->pg);
-			v_cite_event(v, sqlite3_column_int64(w, 4), "a peer that timed out waiting for it");
+			v_cite_event(v, wev, "a peer that timed out waiting for it");
 		}
-		sqlite3_finalize(w);
 		late_sentence(d, rank, " It was stuck in host code while they waited", " and went on too late.");
 		v_cite_event(v, ev, "the culprit's first call that timed out, begun after the first timeout");
 		v_cite_event(v, q_int(d->db, 0, "SELECT e.event_id FROM events e WHERE e.kind = 'pg_watchdog_timeout'"
