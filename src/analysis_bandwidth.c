@@ -225,14 +225,7 @@ static int cmp_env(const void *a, const void *b)
 static void tr_norm(const char *t, char *out, size_t n)
 {
 	if (str_starts(t, "NET/")) {
-		const char *p = t + 4, *cut = NULL;
-		for (const char *q = p; *q; q++)
-			if (*q == '/' && q[1] >= '0' && q[1] <= '9') {
-				cut = q;
-				break;
-			}
-		int len = cut ? (int)(cut - p) : (int)strcspn(p, "/");
-		snprintf(out, n, "NET/%.*s", len, p);
+		snprintf(out, n, "NET/%.*s", net_plugin_len(t + 4), t + 4);
 	} else {
 		snprintf(out, n, "%.*s", (int)strcspn(t, "/"), t);
 	}

@@ -11,6 +11,7 @@
 #include "analysis_internal.h"
 
 #include "case_db.h"
+#include "case_schema.h"
 
 static const char pg_sql[] =
 	"DROP TABLE IF EXISTS temp.pg_obs;\n"
@@ -128,7 +129,7 @@ static const char coll_sql[] =
 	"    AND field(fields, 'last_enqueued') IS NOT NULL\n"
 	"  GROUP BY rank, 2, 3, 4, 6;\n"
 	"CREATE INDEX IF NOT EXISTS collectives_pg_seq ON collectives(pg, seq, rank);\n"
-	"CREATE INDEX IF NOT EXISTS collectives_state ON collectives(state, pg, seq);\n"
+	"CREATE INDEX IF NOT EXISTS collectives_state ON collectives(state, pg, seq) WHERE " COLL_NOT_COMPLETED("") ";\n"
 	"CREATE INDEX IF NOT EXISTS pg_status_rank ON pg_status(rank, pg);\n"
 	"CREATE INDEX IF NOT EXISTS collectives_rank ON collectives(rank, pg, seq);\n";
 

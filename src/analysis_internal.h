@@ -21,4 +21,9 @@ void analysis_bandwidth(sqlite3 *db);    /* bandwidth from nccl-tests output; fi
 void analysis_diagnosis(sqlite3 *db);    /* verdict, cascade, findings (cause) */
 void analysis_inventory(sqlite3 *db);    /* gpus, nics, topo from node inventories; NIC findings */
 
+/* analysis_network.c: the length of the plugin's name in the rest of a
+ * transport after "NET/" ("IB/0/GDRDMA", "Socket/1": up to a '/' before a
+ * digit, else to the next '/') */
+int net_plugin_len(const char *p);
+
 #endif

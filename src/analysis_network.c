@@ -158,18 +158,19 @@ static void tr_json(struct trset *s, bool summed, struct buf *out)
 	buf_putc(out, '}');
 }
 
+int net_plugin_len(const char *p)
+{
+	for (const char *q = p; *q; q++)
+		if (*q == '/' && q[1] >= '0' && q[1] <= '9')
+			return (int)(q - p);
+	return (int)strcspn(p, "/");
+}
+
 /* One name per transport: NET/<plugin>[/GDRDMA], P2P/<mode>, SHM, CollNet. */
 static void norm_transport(const char *t, char *out, size_t n)
 {
 	if (str_starts(t, "NET/")) {
-		const char *p = t + 4, *cut = NULL;
-		for (const char *q = p; *q; q++)
-			if (*q == '/' && q[1] >= '0' && q[1] <= '9') {
-				cut = q;
-				break;
-			}
-		int len = cut ? (int)(cut - p) : (int)strcspn(p, "/");
-		snprintf(out, n, "NET/%.*s%s", len, p, strstr(t, "/GDRDMA") ? "/GDRDMA" : "");
+		snprintf(out, n, "NET/%.*s%s", net_plugin_len(t + 4), t + 4, strstr(t, "/GDRDMA") ? "/GDRDMA" : "");
 	} else if (str_starts(t, "P2P/")) {
 		snprintf(out, n, "P2P/%.*s", (int)strcspn(t + 4, "/"), t + 4);
 	} else if (str_starts(t, "SHM") || strstr(t, "shared memory")) {

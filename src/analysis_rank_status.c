@@ -112,7 +112,7 @@ static const char status_sql[] =
 	"  OR rank IN (SELECT DISTINCT rank FROM collectives)\n"
 	/* a collective that completed needed every member's communicator */
 	"  OR rank IN (SELECT m.rank FROM pg_members m\n"
-	"    WHERE m.pg IN (SELECT DISTINCT pg FROM collectives WHERE state = 'completed'));\n";
+	"    WHERE EXISTS (SELECT 1 FROM collectives c WHERE c.pg = m.pg AND c.state = 'completed'));\n";
 
 void analysis_rank_status(sqlite3 *db)
 {

@@ -154,6 +154,15 @@ sqlite3 *case_open(const char *path, bool readonly, struct errbuf *err)
 	return db;
 }
 
+sqlite3 *case_open_or_say(const char *path, bool readonly)
+{
+	struct errbuf err;
+	sqlite3 *db = case_open(path, readonly, &err);
+	if (!db)
+		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+	return db;
+}
+
 void case_close(sqlite3 *db)
 {
 	sqlite3_close(db);
@@ -229,7 +238,7 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 	w->ins_event = db_prepare(w->db, "INSERT INTO events(source_id, line_no, kind, class, host, rank, local_rank, pid, "
 					 "tid, dev, level, time_us, clock, fields) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
 	w->ins_meta = db_prepare(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
-	w->ins_fr_entry = db_prepare(w->db, fr_table_insert_sql);
+	w->ins_fr_entry = fr_table_insert_prepare(w->db);
 	w->kinds = kind_summary_new();
 	/* events of console copies wait here (in the temporary file, not the
 	 * case) until the load tells which per-rank files they duplicate */

@@ -16,6 +16,8 @@
  * functions and virtual tables the schema needs, and checks the schema
  * version: a case from a newer version is refused. */
 sqlite3 *case_open(const char *path, bool readonly, struct errbuf *err);
+/* case_open for a command: says why not on stderr ("ncclforensic: PATH: ..."). */
+sqlite3 *case_open_or_say(const char *path, bool readonly);
 /* Registers the `lines` virtual-table module and SQL helper functions. */
 void case_register(sqlite3 *db);
 void case_close(sqlite3 *db);

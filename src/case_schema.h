@@ -30,6 +30,12 @@
 	"  frame TEXT\n"                                                                                \
 	");\n"
 
+/* collectives_state (analysis_collectives.c) indexes only the calls that did
+ * not complete, most of a hang's questions and a small part of the table: a
+ * query on their states adds this term (c: "" or an alias and a dot), which
+ * is what lets SQLite use a partial index. */
+#define COLL_NOT_COMPLETED(c) c "state <> 'completed'"
+
 /* Tables written by ingest (before indexes). */
 extern const char case_schema_ingest_sql[];
 /* Indexes, built after the load. */

@@ -39,12 +39,9 @@ int cmd_analyze(int argc, char **argv)
 		fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--reattribute]\n");
 		return NF_EXIT_USAGE;
 	}
-	struct errbuf err;
-	sqlite3 *db = case_open(path, false, &err);
-	if (!db) {
-		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+	sqlite3 *db = case_open_or_say(path, false);
+	if (!db)
 		return NF_EXIT_NOTHING;
-	}
 	db_exec(db, "BEGIN IMMEDIATE");
 	if (reattribute)
 		attribution_run(db);

@@ -117,12 +117,10 @@ int cmd_report(int argc, char **argv)
 		usage(stderr);
 		return NF_EXIT_USAGE;
 	}
-	struct errbuf err;
-	sqlite3 *db = case_open(path, true, &err);
-	if (!db) {
-		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+	sqlite3 *db = case_open_or_say(path, true);
+	if (!db)
 		return NF_EXIT_NOTHING;
-	}
+	struct errbuf err;
 	o.timeline = fmt == FMT_HTML;
 	struct report_model m;
 	if (report_model_load(db, &o, &m, &err) != 0) {

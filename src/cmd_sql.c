@@ -186,12 +186,9 @@ int cmd_sql(int argc, char **argv)
 		usage(stderr);
 		return NF_EXIT_USAGE;
 	}
-	struct errbuf err;
-	sqlite3 *db = case_open(path, false, &err);
-	if (!db) {
-		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+	sqlite3 *db = case_open_or_say(path, false);
+	if (!db)
 		return NF_EXIT_NOTHING;
-	}
 	int rc = NF_EXIT_OK;
 	if (query) {
 		rc = run_query(db, query, mode, header);

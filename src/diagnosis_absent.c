@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "case_db.h"
+#include "case_schema.h"
 
 /* A group that timed out in a collective every member with logs entered
  * has its hang explained by its members without logs: then every rank
@@ -27,8 +28,8 @@ static int64_t waited_on_absent(struct diagnosis *d)
 	struct verdict *v = &d->v;
 	int64_t first_ev = 0;
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT c.pg, min(c.seq) FROM collectives c WHERE c.state IN ('timed_out', 'failed') AND c.pg IS NOT NULL"
-		" AND c.op NOT IN ('SEND', 'RECV') GROUP BY c.pg");
+		"SELECT c.pg, min(c.seq) FROM collectives c WHERE c.state IN ('timed_out', 'failed') AND " COLL_NOT_COMPLETED("c.")
+		" AND c.pg IS NOT NULL AND c.op NOT IN ('SEND', 'RECV') GROUP BY c.pg");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *pg = (const char *)sqlite3_column_text(st, 0);
 		long seq = sqlite3_column_int64(st, 1);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "case_db.h"
+#include "case_schema.h"
 #include "util.h"
 
 /* A rank is a straggler when it is the last to enqueue most collectives,
@@ -187,7 +188,7 @@ bool diag_completed(struct diagnosis *d)
 	bool final_dumps = q_int(d->db, 0,
 		"SELECT count(*) FROM collectives WHERE evidence = 'flight recorder'") > 0 &&
 		q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE evidence = 'flight recorder'"
-				" AND state <> 'completed'") == 0;
+				" AND " COLL_NOT_COMPLETED("")) == 0;
 	bool destroyed = !d->completed && !final_dumps && all_destroyed(d);
 	if (!d->completed && !final_dumps && !destroyed)
 		return false;

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "case_db.h"
+#include "case_schema.h"
 
 /* Slack between clocks of different loggers and hosts, and the launcher's
  * polling delay: failures this close are "at the same time". */
@@ -675,7 +676,8 @@ bool diag_rank_left(struct diagnosis *d)
 	if (d->t0 == T_NONE || d->completed)
 		return false;
 	/* peers were left waiting in a collective */
-	if (q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE state IN ('timed_out', 'failed', 'scheduled', 'started')") == 0 &&
+	if (q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE state IN ('timed_out', 'failed', 'scheduled', 'started')"
+			" AND " COLL_NOT_COMPLETED("")) == 0 &&
 	    q_int(d->db, 0, "SELECT count(*) FROM pg_status WHERE last_enqueued > last_completed") == 0)
 		return false;
 	struct rank_facts *first = NULL;

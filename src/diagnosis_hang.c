@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "case_db.h"
+#include "case_schema.h"
 
 #define SLACK_US (30 * 1000000LL)
 
@@ -68,6 +69,15 @@ void diag_responsiveness(struct diagnosis *d)
 			d->ranks[i].responsive = true;
 }
 
+/* Appends group pg to the condition `pg IN (...)` of next_group_by_history_in
+ * that among builds (k: the groups so far; the caller closes it with ')'). */
+static void among_add(struct buf *among, int *k, const char *pg)
+{
+	char *q = sqlite3_mprintf("%s%Q", (*k)++ ? "," : "pg IN (", pg);
+	buf_puts(among, q);
+	sqlite3_free(q);
+}
+
 /* The group a rank's own history says it would have used next: after its
  * last collective L, what followed the previous collective like L (same
  * group, operation and size) in the order it created them (flight recorder)
@@ -118,7 +128,7 @@ void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char 
 		next_group_by_history(d, d->v.culprits[0], next, sizeof(next));
 	char *sql = sqlite3_mprintf(
 		"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
-		" WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
+		" WHERE c.state IN ('timed_out','failed') AND " COLL_NOT_COMPLETED("c.") " AND c.pg IS NOT NULL"
 		" ORDER BY c.rank IN (%s), c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
 		" c.pg IS %Q DESC,"
 		" e.time_us - coalesce(field(e.fields, 'ran_ms'), 0) * 1000, e.time_us LIMIT 1",
@@ -1057,14 +1067,10 @@ bool diag_stalled(struct diagnosis *d)
 	if (!next_blocked) {
 		/* its last call was elsewhere (a skip): from its last one in the groups it misses */
 		struct buf among = {0};
-		buf_puts(&among, "pg IN (");
 		int k = 0;
 		for (size_t i = 0; i < nb; i++)
-			if (bl[i].rank == pick->rank) {
-				char *q = sqlite3_mprintf("%s%Q", k++ ? "," : "", bl[i].pg);
-				buf_puts(&among, q);
-				sqlite3_free(q);
-			}
+			if (bl[i].rank == pick->rank)
+				among_add(&among, &k, bl[i].pg);
 		buf_putc(&among, ')');
 		if (k > 1)
 			next_group_by_history_in(d, pick->rank, among.data, next, sizeof(next));
@@ -1428,7 +1434,6 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 		return false;
 	/* the groups it is behind in, and which of them its history says came next */
 	struct buf among = {0};
-	buf_puts(&among, "pg IN (");
 	char *q = sqlite3_mprintf("%s SELECT pg FROM cmp WHERE rank = %d AND le < peer_max ORDER BY pg", le_sql, rank);
 	st = db_prepare(d->db, q);
 	sqlite3_free(q);
@@ -1438,9 +1443,7 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 		const char *g = (const char *)sqlite3_column_text(st, 0);
 		if (!k)
 			snprintf(first_pg, sizeof(first_pg), "%s", g);
-		char *e = sqlite3_mprintf("%s%Q", k++ ? "," : "", g);
-		buf_puts(&among, e);
-		sqlite3_free(e);
+		among_add(&among, &k, g);
 	}
 	sqlite3_finalize(st);
 	buf_putc(&among, ')');

@@ -67,16 +67,14 @@ static void rs_add(struct rank_set *s, int rank)
 		s->r[s->n++] = rank;
 }
 
-/* the earliest GPU fault on a rank's GPU in the window; ranks: every rank with one */
-static bool gpu_fault(struct diagnosis *d, int64_t lo, int64_t hi, struct sysmsg *first, struct rank_set *ranks)
+/* Reads the messages of st (its window bound to ?1 .. ?2): the first into
+ * *first, each one's rank into ranks, each one to also (when not NULL);
+ * false when there is none. */
+static bool read_window(struct diagnosis *d, sqlite3_stmt *st, int64_t lo, int64_t hi, struct sysmsg *first,
+			struct rank_set *ranks,
+			void (*also)(struct diagnosis *d, const struct sysmsg *m, int64_t lo, int64_t hi,
+				     struct rank_set *ranks))
 {
-	if (!q_int(d->db, 0, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'kb_xid'"))
-		return false;
-	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT s.sysmsg_id, s.time_us, s.rank, s.host, s.kind, s.device, s.code, s.text, s.event_id, k.meaning"
-		" FROM sysmsgs s JOIN temp.kb_xid k ON k.code = s.code"
-		" WHERE s.kind = 'xid' AND k.class = 'gpu_fault' AND s.rank IS NOT NULL AND s.time_us BETWEEN ?1 AND ?2"
-		" ORDER BY s.time_us, s.sysmsg_id");
 	sqlite3_bind_int64(st, 1, lo);
 	sqlite3_bind_int64(st, 2, hi);
 	struct sysmsg m;
@@ -86,41 +84,48 @@ static bool gpu_fault(struct diagnosis *d, int64_t lo, int64_t hi, struct sysmsg
 			*first = m;
 		any = true;
 		rs_add(ranks, m.rank);
+		if (also)
+			also(d, &m, lo, hi, ranks);
 	}
 	sqlite3_finalize(st);
 	return any;
+}
+
+/* the earliest GPU fault on a rank's GPU in the window; ranks: every rank with one */
+static bool gpu_fault(struct diagnosis *d, int64_t lo, int64_t hi, struct sysmsg *first, struct rank_set *ranks)
+{
+	if (!q_int(d->db, 0, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'kb_xid'"))
+		return false;
+	return read_window(d, db_prepare(d->db,
+		"SELECT s.sysmsg_id, s.time_us, s.rank, s.host, s.kind, s.device, s.code, s.text, s.event_id, k.meaning"
+		" FROM sysmsgs s JOIN temp.kb_xid k ON k.code = s.code"
+		" WHERE s.kind = 'xid' AND k.class = 'gpu_fault' AND s.rank IS NOT NULL AND s.time_us BETWEEN ?1 AND ?2"
+		" ORDER BY s.time_us, s.sysmsg_id"), lo, hi, first, ranks, NULL);
+}
+
+/* the ranks of a lost link's host whose NCCL reported IB trouble then */
+static void ib_trouble_ranks(struct diagnosis *d, const struct sysmsg *m, int64_t lo, int64_t hi,
+			     struct rank_set *ranks)
+{
+	sqlite3_stmt *r = db_prepare(d->db,
+		"SELECT DISTINCT rank FROM events WHERE host = ?1 AND rank IS NOT NULL AND kind IN " IB_TROUBLE
+		" AND time_us BETWEEN ?2 AND ?3");
+	sqlite3_bind_text(r, 1, m->host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(r, 2, lo);
+	sqlite3_bind_int64(r, 3, hi + CORR_BEFORE_US);
+	while (sqlite3_step(r) == SQLITE_ROW)
+		rs_add(ranks, sqlite3_column_int(r, 0));
+	sqlite3_finalize(r);
 }
 
 /* the earliest link lost on a NIC a rank's NCCL used, in the window; ranks:
  * those tied to a lost link and the ranks of its host that reported IB errors */
 static bool link_lost(struct diagnosis *d, int64_t lo, int64_t hi, struct sysmsg *first, struct rank_set *ranks)
 {
-	sqlite3_stmt *st = db_prepare(d->db,
+	return read_window(d, db_prepare(d->db,
 		"SELECT sysmsg_id, time_us, rank, host, kind, device, code, text, event_id, NULL FROM sysmsgs"
 		" WHERE rank IS NOT NULL AND host IS NOT NULL AND time_us BETWEEN ?1 AND ?2 AND " DOWN_SQL
-		" ORDER BY time_us, sysmsg_id");
-	sqlite3_bind_int64(st, 1, lo);
-	sqlite3_bind_int64(st, 2, hi);
-	struct sysmsg m;
-	bool any = false;
-	while (read_msg(st, &m)) {
-		if (!any)
-			*first = m;
-		any = true;
-		rs_add(ranks, m.rank);
-		/* the ranks of that host whose NCCL reported IB trouble then */
-		sqlite3_stmt *r = db_prepare(d->db,
-			"SELECT DISTINCT rank FROM events WHERE host = ?1 AND rank IS NOT NULL AND kind IN " IB_TROUBLE
-			" AND time_us BETWEEN ?2 AND ?3");
-		sqlite3_bind_text(r, 1, m.host, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(r, 2, lo);
-		sqlite3_bind_int64(r, 3, hi + CORR_BEFORE_US);
-		while (sqlite3_step(r) == SQLITE_ROW)
-			rs_add(ranks, sqlite3_column_int(r, 0));
-		sqlite3_finalize(r);
-	}
-	sqlite3_finalize(st);
-	return any;
+		" ORDER BY time_us, sysmsg_id"), lo, hi, first, ranks, ib_trouble_ranks);
 }
 
 /* "the first timeout (rank 3, gpu-node02, at 23:56:08.174)" */

@@ -17,10 +17,20 @@ static const char *const columns[] = {
 	"frame",
 };
 
-const char fr_table_insert_sql[] =
-	"INSERT INTO fr_entries(event_id, rank, record_id, pg_id, pg_name, pg_desc, seq, p2p_seq, is_p2p, op, numel_in,"
-	" numel_out, dtype, state, time_created_us, time_started_us, time_completed_us, duration_ms, timeout_ms,"
-	" frame) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+sqlite3_stmt *fr_table_insert_prepare(sqlite3 *db)
+{
+	struct buf sql = {0};
+	buf_printf(&sql, "INSERT INTO fr_entries(event_id, rank");
+	for (size_t c = 0; c < ARRAY_LEN(columns); c++)
+		buf_printf(&sql, ", %s", columns[c]);
+	buf_printf(&sql, ") VALUES(?, ?");
+	for (size_t c = 0; c < ARRAY_LEN(columns); c++)
+		buf_printf(&sql, ", ?");
+	buf_putc(&sql, ')');
+	sqlite3_stmt *st = db_prepare(db, sql.data);
+	buf_free(&sql);
+	return st;
+}
 
 static void bind_value(sqlite3_stmt *st, int i, const struct json_value *v)
 {
@@ -121,7 +131,7 @@ void fr_table_ensure(sqlite3 *db, bool readonly)
 		db_exec(db, NF_FR_ENTRIES_DDL);
 	}
 	sqlite3_stmt *sel = db_prepare(db, "SELECT event_id, rank, fields FROM events WHERE kind = 'fr_entry' ORDER BY event_id");
-	sqlite3_stmt *ins = db_prepare(db, fr_table_insert_sql);
+	sqlite3_stmt *ins = fr_table_insert_prepare(db);
 	while (sqlite3_step(sel) == SQLITE_ROW)
 		fr_table_insert(ins, sqlite3_column_int64(sel, 0), (int)db_column_int_or(sel, 1, -1),
 				(const char *)sqlite3_column_text(sel, 2), (size_t)sqlite3_column_bytes(sel, 2));

@@ -31,8 +31,8 @@
 	"(CASE WHEN " e ".kind = 'fr_entry' THEN coalesce((SELECT " FR_ENTRY_JSON("f_", e ".fields")          \
 	" FROM fr_entries f_ WHERE f_.event_id = " e ".event_id), " e ".fields) ELSE " e ".fields END)"
 
-/* The INSERT statement to prepare for fr_table_insert. */
-extern const char fr_table_insert_sql[];
+/* The INSERT statement of fr_table_insert, prepared on db. */
+sqlite3_stmt *fr_table_insert_prepare(sqlite3 *db);
 /* Inserts the row of event event_id (rank < 0: unknown yet) from its fields
  * (JSON, len bytes). */
 void fr_table_insert(sqlite3_stmt *ins, int64_t event_id, int rank, const char *fields, size_t len);

@@ -33,6 +33,35 @@ int tui_view_rows(const struct tui *t)
 	return t->rows - 1;
 }
 
+int tui_page_rows(const struct tui *t, int header)
+{
+	int n = tui_view_rows(t) - header;
+	return n < 1 ? 1 : n;
+}
+
+long tui_list_clamp(long sel, long n)
+{
+	if (sel >= n)
+		sel = n - 1;
+	return sel < 0 ? 0 : sel;
+}
+
+bool tui_list_move(enum tui_req req, long page, long n, long *sel)
+{
+	long s = *sel;
+	switch (req) {
+	case REQ_UP: s--; break;
+	case REQ_DOWN: s++; break;
+	case REQ_PAGE_UP: s -= page; break;
+	case REQ_PAGE_DOWN: s += page; break;
+	case REQ_HOME: s = 0; break;
+	case REQ_END: s = n - 1; break;
+	default: return false;
+	}
+	*sel = tui_list_clamp(s, n);
+	return true;
+}
+
 void tui_push(struct tui *t, const struct view_ops *ops, const void *arg)
 {
 	if (t->depth == TUI_MAX_VIEWS) {
@@ -300,9 +329,8 @@ int tui_run(const struct tui_opts *o)
 	}
 	struct tui t;
 	memset(&t, 0, sizeof(t));
-	t.db = case_open(o->case_path, true, &err);
+	t.db = case_open_or_say(o->case_path, true);
 	if (!t.db) {
-		fprintf(stderr, NF_PROG ": %s\n", err.msg);
 		free(keys);
 		return NF_EXIT_NOTHING;
 	}

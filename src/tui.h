@@ -129,6 +129,15 @@ void tui_error(struct tui *t, const char *fmt, ...) NF_PRINTF(2, 3);
 void tui_set_cursor(struct tui *t, int rank, int host, int64_t time_us);
 /* Rows available to a view: everything but the status line. */
 int tui_view_rows(const struct tui *t);
+/* Rows of a list view below its own `header` rows (title, column header):
+ * one at least. */
+int tui_page_rows(const struct tui *t, int header);
+/* A list's selection moved by a movement request (up, down, a page, home,
+ * end) and kept within 0 .. n - 1 (0 when n is 0); false, and *sel as it
+ * was, for any other request. */
+bool tui_list_move(enum tui_req req, long page, long n, long *sel);
+/* sel kept within 0 .. n - 1 (0 when n is 0) */
+long tui_list_clamp(long sel, long n);
 
 /* tui_model.c: loading the shared model. */
 int tui_model_load(struct tui *t, struct errbuf *err);

@@ -127,8 +127,7 @@ static size_t fetch(struct events *ev, struct tui *t, const char *cond, const ch
 
 static int page_rows(const struct tui *t)
 {
-	int n = tui_view_rows(t) - 2; /* title, column header */
-	return n < 1 ? 1 : n;
+	return tui_page_rows(t, 2); /* title, column header */
 }
 
 static void sync_scope(struct events *ev, struct tui *t)

@@ -69,8 +69,7 @@ static void fl_close(void *state)
 
 static int page_rows(const struct tui *t)
 {
-	int n = tui_view_rows(t) - 1;
-	return n < 1 ? 1 : n;
+	return tui_page_rows(t, 1);
 }
 
 /* 0 none shown, 1 some, 2 all */
@@ -120,14 +119,12 @@ static bool fl_key(void *state, struct tui *t, enum tui_req req, int key)
 {
 	(void)key;
 	struct filter *f = state;
-	long sel = (long)f->sel, h = page_rows(t), n = (long)f->n;
+	long sel = (long)f->sel;
+	if (tui_list_move(req, page_rows(t), (long)f->n, &sel)) {
+		f->sel = (size_t)sel;
+		return true;
+	}
 	switch (req) {
-	case REQ_UP: sel--; break;
-	case REQ_DOWN: sel++; break;
-	case REQ_PAGE_UP: sel -= h; break;
-	case REQ_PAGE_DOWN: sel += h; break;
-	case REQ_HOME: sel = 0; break;
-	case REQ_END: sel = n - 1; break;
 	case REQ_TOGGLE: {
 		const struct fitem *it = &f->items[f->sel];
 		if (it->kind >= 0) {
@@ -152,11 +149,6 @@ static bool fl_key(void *state, struct tui *t, enum tui_req req, int key)
 	default:
 		return false;
 	}
-	if (sel >= n)
-		sel = n - 1;
-	if (sel < 0)
-		sel = 0;
-	f->sel = (size_t)sel;
 	return true;
 }
 

@@ -214,8 +214,7 @@ static void fi_close(void *state)
 
 static int page_rows(const struct tui *t)
 {
-	int n = tui_view_rows(t) - 1;
-	return n < 1 ? 1 : n;
+	return tui_page_rows(t, 1);
 }
 
 static void fi_draw(void *state, struct tui *t)
@@ -376,22 +375,14 @@ static bool fi_key(void *state, struct tui *t, enum tui_req req, int key)
 {
 	(void)key;
 	struct findings *f = state;
-	long h = page_rows(t), sel = (long)f->sel, n = (long)f->n;
-	switch (req) {
-	case REQ_UP: sel--; break;
-	case REQ_DOWN: sel++; break;
-	case REQ_PAGE_UP: sel -= h; break;
-	case REQ_PAGE_DOWN: sel += h; break;
-	case REQ_HOME: sel = 0; break;
-	case REQ_END: sel = n - 1; break;
-	case REQ_ENTER: enter(f, t); return true;
-	default: return false;
+	long sel = (long)f->sel;
+	if (tui_list_move(req, page_rows(t), (long)f->n, &sel)) {
+		f->sel = (size_t)sel;
+		return true;
 	}
-	if (sel >= n)
-		sel = n - 1;
-	if (sel < 0)
-		sel = 0;
-	f->sel = (size_t)sel;
+	if (req != REQ_ENTER)
+		return false;
+	enter(f, t);
 	return true;
 }
 

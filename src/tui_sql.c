@@ -7,6 +7,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,8 +133,7 @@ static void fetch(struct sqlv *v, struct tui *t, size_t need)
 
 static int page_rows(const struct tui *t)
 {
-	int n = tui_view_rows(t) - 2;
-	return n < 1 ? 1 : n;
+	return tui_page_rows(t, 2);
 }
 
 static void sv_close(void *state);
@@ -253,19 +253,22 @@ static bool sv_key(void *state, struct tui *t, enum tui_req req, int key)
 {
 	(void)key;
 	struct sqlv *v = state;
-	long h = page_rows(t), sel = (long)v->sel;
-	switch (req) {
-	case REQ_UP: sel--; break;
-	case REQ_DOWN: sel++; break;
-	case REQ_PAGE_UP: sel -= h; break;
-	case REQ_PAGE_DOWN: sel += h; break;
-	case REQ_HOME: sel = 0; break;
-	case REQ_END:
+	long sel = (long)v->sel;
+	if (req == REQ_END) {
 		fetch(v, t, v->n_rows + END_STEP);
-		sel = (long)v->n_rows - 1;
 		if (!v->done)
 			tui_message(t, "%zu rows read so far: End again reads more", v->n_rows);
-		break;
+		v->sel = (size_t)tui_list_clamp((long)v->n_rows - 1, (long)v->n_rows);
+		return true;
+	}
+	/* rows are read as the selection goes down: moved first, then clamped */
+	if (tui_list_move(req, page_rows(t), LONG_MAX, &sel)) {
+		if (sel > 0)
+			fetch(v, t, (size_t)sel + 1);
+		v->sel = (size_t)tui_list_clamp(sel, (long)v->n_rows);
+		return true;
+	}
+	switch (req) {
 	case REQ_LEFT:
 		if (v->left > 0)
 			v->left--;
@@ -280,14 +283,6 @@ static bool sv_key(void *state, struct tui *t, enum tui_req req, int key)
 	default:
 		return false;
 	}
-	if (sel > 0)
-		fetch(v, t, (size_t)sel + 1);
-	if (sel >= (long)v->n_rows)
-		sel = (long)v->n_rows - 1;
-	if (sel < 0)
-		sel = 0;
-	v->sel = (size_t)sel;
-	return true;
 }
 
 const struct view_ops tui_sql_view = {

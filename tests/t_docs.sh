@@ -1,5 +1,5 @@
 #!/bin/sh
-# docs/schema.md describes every table and column of a case; `schema` prints
+# docs/schema.md describes every table, column and index of a case; `schema` prints
 # the same DDL.
 . tests/lib.sh
 db=$(ingest_case stall)
@@ -13,4 +13,11 @@ for t in $tables; do
 	done
 	check_eq "docs/schema/$t" "" "$missing"
 done
+# and every index, in its table of indexes
+indexes=$(awk '/^## Indexes/ {on = 1; next} /^## / {on = 0} on' docs/schema.md)
+missing=""
+for i in $(sql "$db" "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name"); do
+	echo "$indexes" | grep -q "\`$i\`" || missing="$missing $i"
+done
+check_eq "docs/schema/indexes" "" "$missing"
 check "docs/schema-command" sh -c "'$NF_BIN' schema | grep -q 'CREATE TABLE verdict'"
