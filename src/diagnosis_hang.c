@@ -751,6 +751,18 @@ static void hang_views(struct diagnosis *d)
 #undef AFTER_DUMP_STATUS
 }
 
+bool diag_any_behind(struct diagnosis *d)
+{
+	if (!q_int(d->db, 0, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'hang_pg_status'"))
+		hang_views(d);
+	return q_int(d->db, 0,
+		"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("
+		"   SELECT rank, pg, last_enqueued AS v FROM hang_pg_status WHERE last_enqueued IS NOT NULL"
+		"   UNION ALL SELECT rank, pg, seq FROM hang_coll) WHERE pg IS NOT NULL AND rank IS NOT NULL"
+		"   GROUP BY rank, pg)"
+		" SELECT EXISTS (SELECT 1 FROM le a JOIN le b ON b.pg = a.pg AND b.le > a.le)") != 0;
+}
+
 /* The ranks that went silent at the hang (no line, no dump after it, and no
  * exit well before it), into *silent (NULL: only counted); their number.
  * *responsive: the ranks that did answer. */

@@ -108,6 +108,10 @@ bool diag_stuck(struct diagnosis *d)
 	struct verdict *v = &d->v;
 	if (d->t0 == T_NONE)
 		return false;
+	/* its premise: every rank had enqueued the same calls (a rank behind
+	 * the others missed one, which the other rules did not make out) */
+	if (diag_any_behind(d))
+		return false;
 	int *stuck;
 	size_t nstuck = stuck_ranks(d, &stuck);
 	if (!nstuck)

@@ -63,6 +63,39 @@ static struct rank_facts *host_local(struct diagnosis *d, const char *host, int 
 	return NULL;
 }
 
+/* The silent rank that y saw close its connection as NCCL local rank k.
+ * NCCL counts local ranks per communicator (a communicator of some of a
+ * host's ranks numbers them from 0), and the line does not say which: the
+ * ranks of y's host that are local rank k in a communicator of y's (NCCL's
+ * "comm ... localRank k" lines) must come down to one silent rank; without
+ * those lines, the k-th rank of the host. NULL when none or several. */
+static struct rank_facts *closed_peer(struct diagnosis *d, const struct rank_facts *y, int k,
+				      const bool *silent)
+{
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT DISTINCT cx.rank FROM comms cy"
+		" JOIN comms cx ON cx.comm_id = cy.comm_id AND cx.host = cy.host AND cx.rank <> cy.rank"
+		" JOIN events ix ON ix.kind = 'nccl_comm_info' AND ix.rank = cx.rank AND ix.pid = cx.pid"
+		"  AND field(ix.fields, 'comm') = cx.comm_ptr"
+		" WHERE cy.rank = ?1 AND field(ix.fields, 'comm_local_rank') = ?2");
+	sqlite3_bind_int(st, 1, y->rank);
+	sqlite3_bind_int(st, 2, k);
+	struct rank_facts *x = NULL;
+	bool any = false, several = false;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		any = true;
+		struct rank_facts *c = diag_rank(d, sqlite3_column_int(st, 0));
+		if (!c || !silent[c - d->ranks])
+			continue;
+		several |= x != NULL;
+		x = c;
+	}
+	sqlite3_finalize(st);
+	if (!any)
+		x = host_local(d, y->host, k);
+	return several || !x || !silent[x - d->ranks] ? NULL : x;
+}
+
 bool diag_rank_vanished(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -97,12 +130,15 @@ bool diag_rank_vanished(struct diagnosis *d)
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT rank, field(fields, 'peer_local_rank'), event_id FROM events"
 		" WHERE kind = 'nccl_service_closed' AND rank IS NOT NULL ORDER BY event_id");
+	bool *silent = xcalloc(d->nranks ? d->nranks : 1, sizeof(*silent));
+	for (size_t i = 0; i < d->nranks; i++)
+		silent[i] = g[i].silent;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct rank_facts *y = diag_rank(d, sqlite3_column_int(st, 0));
 		if (!y || !y->host[0])
 			continue;
-		struct rank_facts *x = host_local(d, y->host, sqlite3_column_int(st, 1));
-		if (!x || x == y || !g[x - d->ranks].silent)
+		struct rank_facts *x = closed_peer(d, y, sqlite3_column_int(st, 1), silent);
+		if (!x || x == y)
 			continue;
 		g[x - d->ranks].seen = true;
 		if (g[y - d->ranks].silent)
@@ -111,6 +147,7 @@ bool diag_rank_vanished(struct diagnosis *d)
 			saw_ev = sqlite3_column_int64(st, 2);
 	}
 	sqlite3_finalize(st);
+	free(silent);
 	/* those seen going first; else the silent ones that saw nobody go; else all */
 	bool any_seen = false;
 	for (size_t i = 0; i < d->nranks; i++)

@@ -1,7 +1,11 @@
 #!/bin/sh
 # drop_rank.sh DIR RANK: removes every file and console line of one rank of a
-# corpus job (test helper: the corpus runs 2 ranks per node, node = rank/2 + 1).
-d=$1; r=$2; node=$(printf "gpu-node%02d" $((r / 2 + 1))); lr=$((r % 2))
+# job made by tests/realjobs (node = rank / ranks per node + 1; the ranks per
+# node counted from the per-rank directories, attempt_0/<local_rank>/).
+d=$1; r=$2
+per=$(find "$d" -type d -path '*/torchrun/*/attempt_0/*' -name '[0-9]*' | sed 's|.*/||' | sort -n | tail -1)
+per=$(( ${per:-1} + 1 ))
+node=$(printf "gpu-node%02d" $((r / per + 1))); lr=$((r % per))
 pid=$(grep -h "rank=$r host=" $(find "$d" -name console.log) 2>/dev/null | sed -n 's/.*pid=\([0-9]*\).*/\1/p' | head -1)
 find "$d" -path "*/$node/torchrun/*/attempt_*/$lr/*" -delete
 find "$d" -path "*/$node/fr/*_rank_$r" -delete

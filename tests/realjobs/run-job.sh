@@ -1,6 +1,6 @@
 #!/bin/bash
 # run-job.sh NAME NODES PORT [VAR=VALUE ...]
-# Runs train.py under torchrun as NODES "nodes" of 2 ranks each on this
+# Runs train.py under torchrun as NODES "nodes" of 2 ranks each (NPROC=N: N) on this
 # machine's GPUs. Each node is its own UTS namespace (hostname gpu-nodeNN) with
 # its own NCCL_HOSTID, so NCCL treats the nodes as separate hosts (NET/Socket
 # over lo between them). Writes $WORK/job-NAME/ laid out as a real job's log
@@ -9,7 +9,8 @@
 # (FAULT=..., STEPS=..., NCCL_DEBUG=...; FR_ENV=new: the TORCH_FR_* names;
 # DEBUG_FILE=1: NCCL_DEBUG_FILE per process; NODE_ENV=N:VAR=VALUE for node N only;
 # MAX_RESTARTS=N: torchrun restarts the workers up to N times, attempt_N/;
-# RDZV=c10d: c10d rendezvous, so the nodes restart together and get their
+# NPROC=N: N ranks per node (as many GPUs needed: NCCL refuses two ranks of a
+# node on one GPU); RDZV=c10d: c10d rendezvous, so the nodes restart together and get their
 # node ranks, hence their global ranks, in the order they join).
 set -u
 name=$1 nodes=$2 port=$3
@@ -20,13 +21,14 @@ job=$work/job-$name
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$job"
 mkdir -p "$job"
-fr_env=old debug_file=0 restarts=0 rdzv=static
+fr_env=old debug_file=0 restarts=0 rdzv=static nproc=2
 for kv in "$@"; do
 	case $kv in
 	FR_ENV=new) fr_env=new ;;
 	DEBUG_FILE=1) debug_file=1 ;;
 	MAX_RESTARTS=*) restarts=${kv#MAX_RESTARTS=} ;;
 	RDZV=c10d) rdzv=c10d ;;
+	NPROC=*) nproc=${kv#NPROC=} ;;
 	esac
 done
 # NODE_ENV=N:VAR=VALUE: VAR=VALUE for node N only (1-based)
@@ -46,7 +48,7 @@ for i in $(seq 1 "$nodes"); do
 		frvars="TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DEBUG_INFO_TEMP_FILE=$job/$host/fr/nccl_trace_rank_"
 	fi
 	[ "$debug_file" = 1 ] && frvars="$frvars NCCL_DEBUG_FILE=$job/$host/nccl.%h.%p.log"
-	cmd="torchrun --nnodes=$nodes --nproc-per-node=2"
+	cmd="torchrun --nnodes=$nodes --nproc-per-node=$nproc"
 	if [ "$rdzv" = c10d ]; then
 		cmd="$cmd --rdzv-backend=c10d --rdzv-endpoint=127.0.0.1:$port --rdzv-id=job-$name --local-addr=127.0.0.1"
 	else

@@ -117,6 +117,11 @@ def cuda_fault(x):
 log.info("rank=%d host=%s pid=%d node=%d local_rank=%d world=%d", rank, socket.gethostname(), os.getpid(), node,
          local_rank, world)
 torch.cuda.set_device(local_rank % torch.cuda.device_count())
+if local_world > torch.cuda.device_count() and "NCCL_HOSTID" in os.environ:
+    # more ranks than GPUs on a node (NPROC in run-job.sh): NCCL refuses two
+    # ranks of one host on a GPU, so each round of GPUs is a host of its own
+    # to NCCL (NET between them); host names and torchrun are unchanged
+    os.environ["NCCL_HOSTID"] += "-g%d" % (local_rank // torch.cuda.device_count())
 dev = torch.device("cuda", torch.cuda.current_device())
 timeout = datetime.timedelta(seconds=int(os.environ.get("WATCHDOG_S", "20")))
 if kind == "stall_init" and rank == f_rank:
