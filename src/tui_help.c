@@ -141,20 +141,13 @@ static bool help_key(void *state, struct tui *t, enum tui_req req, int key)
 	(void)key;
 	struct help *h = state;
 	long top = (long)h->top, rows = page_rows(t);
-	switch (req) {
-	case REQ_UP: top--; break;
-	case REQ_DOWN: top++; break;
-	case REQ_PAGE_UP: top -= rows; break;
-	case REQ_PAGE_DOWN: top += rows; break;
-	case REQ_HOME: top = 0; break;
-	case REQ_END: top = (long)h->n; break;
-	case REQ_HELP: tui_pop(t); return true;
-	default: return false;
+	if (req == REQ_HELP) {
+		tui_pop(t);
+		return true;
 	}
-	if (top > (long)h->n - rows)
-		top = (long)h->n - rows;
-	if (top < 0)
-		top = 0;
+	/* the top line moves like a list's selection, over 0 .. n - rows */
+	if (!tui_list_move(req, rows, (long)h->n - rows + 1, &top))
+		return false;
 	h->top = (size_t)top;
 	return true;
 }
