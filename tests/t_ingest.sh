@@ -33,8 +33,12 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	ranks=$(sql "$db" "SELECT count(*) FROM ranks")
 	exp_ranks=$(grep -o "\"$(basename "$job")\": *{\"ranks\": [0-9]*" "testdata/$set_/answers.json" | grep -o '[0-9]*$')
 	check_eq "ingest/$job/ranks" "$exp_ranks" "$ranks"
+	# ranks per node: the local-rank directories of the per-rank files (2 in
+	# most jobs, 4 in testdata/realjobs/n4_*)
+	per=$(tar tzf "$tgz" | grep -o '/attempt_0/[0-9]*/' | sort -u | wc -l)
+	[ "$per" -gt 0 ] || per=2
 	hosts=$(sql "$db" "SELECT count(DISTINCT host) FROM ranks")
-	check_eq "ingest/$job/hosts" "$((exp_ranks / 2))" "$hosts"
+	check_eq "ingest/$job/hosts" "$((exp_ranks / per))" "$hosts"
 
 	# every input line is a row of lines or a counted skipped line
 	x="$TMP/x-$set_-$(basename "$job")"
@@ -50,9 +54,9 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	check_eq "ingest/$job/lines-rows-match-sources" "$meta" "$stored"
 
 	# each per-rank file (.../attempt_N/L/std{out,err}.log): node NN, local rank L
-	# -> rank 2*(NN-1)+L (2 ranks per node)
+	# -> rank per*(NN-1)+L
 	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='rank_log' AND
-		(l.rank IS NULL OR l.rank <> 2*(CAST(substr(s.path, instr(s.path,'gpu-node')+8, 2) AS INTEGER)-1)
+		(l.rank IS NULL OR l.rank <> $per*(CAST(substr(s.path, instr(s.path,'gpu-node')+8, 2) AS INTEGER)-1)
 		 + CAST(substr(s.path, length(s.path) - 11, 1) AS INTEGER))")
 	check_eq "ingest/$job/per-rank-file-lines-attributed" 0 "$bad"
 	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='nccl_debug' AND l.rank IS NULL")
