@@ -113,6 +113,15 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 		fi
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
+	# only the launcher's consoles (what a job's captured stdout holds; the
+	# per-rank files of --log-dir not collected): every worker line is
+	# there behind its [defaultN] prefix, so the verdict must be the same
+	if [ -n "$(find "$d" -name console.log | head -1)" ] && [ -n "$(find "$d" -type d -name torchrun | head -1)" ]; then
+		find "$d" -type d -name torchrun -prune -exec rm -rf {} +
+		"$NF_BIN" ingest "$d" -o "$d.conly.db" -q > /dev/null 2>&1
+		check_verdict "verdict-console-only/$label" "$d.conly.db" "$job" 1
+		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
+	fi
 	# without the launcher's consoles (only the per-rank files of --log-dir):
 	# the exit reports are gone, so a rank and its node-mates may not be told
 	# apart; the cause must hold and the culprits stay on the culprit's node
