@@ -49,9 +49,13 @@ void analysis_diagnosis(sqlite3 *db)
 		d.v.cause = "unknown";
 		d.v.confidence = "low";
 		d.v.first_failure_t = d.t0;
-		if (d.t0 != T_NONE)
+		if (d.t0 != T_NONE) {
 			buf_puts(&d.v.summary, "The job failed, but the logs do not tell which rank started it: no rank"
 					       " stands out (all timed out, none died first, no mismatch recorded).");
+			v_cite_event(&d.v, q_int(db, 0, "SELECT first_error_event FROM rank_status"
+							" WHERE first_error_event IS NOT NULL ORDER BY first_error_time_us, rank LIMIT 1"),
+				     "the first failure");
+		}
 		bool in_transfer = false;
 		for (size_t i = 0; i < d.nranks && d.t0 != T_NONE && !in_transfer; i++)
 			in_transfer = diag_waits_in_transfer(&d, d.ranks[i].rank);

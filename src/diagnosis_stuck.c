@@ -27,7 +27,8 @@
 
 /* A rank whose Python code did not go on was stuck only if it had the time
  * to: it still logged (NCCL's threads, its watchdog) a while after some rank
- * that timed out no earlier than it went on. Its launcher's report of its end
+ * that timed out (or was aborted, where NCCL logged it) no earlier than it
+ * went on. Its launcher's report of its end
  * does not count: a node-mate's abort may have had the launcher kill it
  * before its own abort was due (the rank that signalled the dump, say, waits
  * for the others' dumps first). */
@@ -52,42 +53,70 @@ static int64_t last_own_line(struct diagnosis *d, int rank, int64_t *t)
 	return ev;
 }
 
+/* When NCCL began aborting the rank's communicators (its first "Abort
+ * START" line); T_NONE if it logged none. */
+static int64_t abort_start(struct diagnosis *d, int rank)
+{
+	return q_int(d->db, T_NONE,
+		     "SELECT min(time_us) FROM events WHERE rank = %d AND kind = 'nccl_comm_teardown'"
+		     " AND field(fields, 'state') = 'Abort START'", rank);
+}
+
 /* The ranks whose Python code did not go on after the first timeout, into
- * *stuck; their number, 0 when the rule does not apply. */
-static size_t stuck_ranks(struct diagnosis *d, int **stuck)
+ * *stuck; their number, 0 when the rule does not apply. A rank's blocked
+ * call can return only once NCCL aborted its communicators, which comes a
+ * while after its timeout (the watchdog waits for the dumps first) and not
+ * at the same moment on every rank: the time each rank had is counted from
+ * its own abort where NCCL logged it (else from its timeout), and a rank
+ * that never logged one while others did was never aborted at all (its
+ * launcher ended it first). */
+static size_t stuck_ranks(struct diagnosis *d, int **stuck, bool *aborts_logged)
 {
 	size_t with_logs = 0, went_on = 0, n = 0, cap = 0;
 	*stuck = NULL;
-	/* when each rank's Python code went on (T_NONE: it did not) */
+	/* when each rank's Python code went on (T_NONE: it did not), and
+	 * when its wait could end (its abort, else its timeout) */
 	int64_t *resumed = xcalloc(d->nranks ? d->nranks : 1, sizeof(*resumed));
+	int64_t *freed = xcalloc(d->nranks ? d->nranks : 1, sizeof(*freed));
+	bool any_abort = false;
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
-		resumed[i] = T_NONE;
+		resumed[i] = freed[i] = T_NONE;
 		if (!r->events)
 			continue;
 		with_logs++;
 		if (r->first_timeout_t == T_NONE) {
 			free(resumed);
+			free(freed);
 			return 0; /* a rank that never timed out: the other rules' case */
 		}
 		resumed[i] = q_int(d->db, T_NONE,
 			"SELECT min(time_us) FROM events WHERE rank = %d AND time_us > %lld AND " PYTHON_KINDS, r->rank,
 			(long long)d->t0);
 		went_on += resumed[i] != T_NONE;
+		freed[i] = abort_start(d, r->rank);
+		any_abort |= freed[i] != T_NONE;
 	}
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *x = &d->ranks[i];
 		if (!x->events || resumed[i] != T_NONE)
 			continue;
+		if (any_abort && freed[i] == T_NONE)
+			continue; /* never aborted: its calls could not return */
 		int64_t alive;
 		last_own_line(d, x->rank, &alive);
+		int64_t from_x = freed[i] != T_NONE ? freed[i] : x->first_timeout_t;
+		/* it lived on, past its own abort, longer than some rank took
+		 * from its abort to going on, and past that rank's going on */
 		bool had_time = false;
 		for (size_t j = 0; j < d->nranks && !had_time; j++) {
-			struct rank_facts *y = &d->ranks[j];
 			if (resumed[j] == T_NONE)
 				continue;
-			int64_t lag = x->first_timeout_t > y->first_timeout_t ? x->first_timeout_t - y->first_timeout_t : 0;
-			had_time = alive != T_NONE && alive > resumed[j] + lag + STUCK_MARGIN_US;
+			int64_t from_y = freed[j] != T_NONE ? freed[j] : d->ranks[j].first_timeout_t;
+			int64_t due = from_x + (resumed[j] - from_y);
+			if (due < resumed[j])
+				due = resumed[j];
+			had_time = alive != T_NONE && alive > due + STUCK_MARGIN_US;
 		}
 		if (!had_time)
 			continue;
@@ -95,6 +124,8 @@ static size_t stuck_ranks(struct diagnosis *d, int **stuck)
 		(*stuck)[n++] = x->rank;
 	}
 	free(resumed);
+	free(freed);
+	*aborts_logged = any_abort;
 	if (n == 0 || went_on < 2 || 2 * n >= with_logs) {
 		free(*stuck);
 		*stuck = NULL;
@@ -113,7 +144,8 @@ bool diag_stuck(struct diagnosis *d)
 	if (diag_any_behind(d))
 		return false;
 	int *stuck;
-	size_t nstuck = stuck_ranks(d, &stuck);
+	bool aborts_logged = false;
+	size_t nstuck = stuck_ranks(d, &stuck, &aborts_logged);
 	if (!nstuck)
 		return false;
 	for (size_t i = 0; i < nstuck; i++)
@@ -123,8 +155,12 @@ bool diag_stuck(struct diagnosis *d)
 	v->cause = "rank_stalled";
 	/* without the flight recorder nothing shows that every rank had made
 	 * the same calls: a call of another rank that did not match (a
-	 * different element type, say) leaves a kernel stuck the same way */
-	v->confidence = d->has_fr ? "medium" : "low";
+	 * different element type, say) leaves a kernel stuck the same way.
+	 * Without NCCL's abort lines, who had the time to come back is
+	 * measured from the timeouts, while the aborts come up to a minute
+	 * later and not together: a rank its launcher ended as its abort began
+	 * looks the same */
+	v->confidence = d->has_fr && aborts_logged ? "medium" : "low";
 	v->first_failure_t = d->t0;
 	int64_t wev = diag_wait_into_verdict(d);
 
