@@ -976,9 +976,10 @@ bool diag_stalled(struct diagnosis *d)
 	hang_views(d);
 	/* a rank alone ahead in a big group and behind elsewhere went on past
 	 * a call: the waits of the others (some alone behind it) follow from it.
-	 * On the flight recorder's word only (NCCL's COLL lines count transfers
-	 * and collectives alike per communicator) */
-	if (d->has_fr &&
+	 * On the flight recorder's word, or where NCCL logged no transfer (its
+	 * COLL lines count transfers and collectives alike per communicator;
+	 * PyTorch's own counts, collectives only) */
+	if ((d->has_fr || !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'nccl_p2p')")) &&
 	    skipped_ahead(d, AHEAD_LE_SQL("hang_pg_status", "hang_coll"), true))
 		return true;
 	/* each group with a timeout, at its first stuck seq */
