@@ -28,6 +28,13 @@
 	"   WHERE pg IS NOT NULL AND rank IS NOT NULL GROUP BY rank, pg),"                                   \
 	" ext AS (SELECT pg, max(le) AS mx, min(le) AS mn FROM le GROUP BY pg),"                            \
 	" cmp AS (SELECT l.rank, l.pg, l.le, x.mx AS peer_max, x.mn AS peer_min FROM le l JOIN ext x USING(pg))"
+/* The CTE le of each rank's last seq per group as the hang views show it
+ * (only the groups a rank shows something in). */
+#define HANG_LE_SQL                                                                                      \
+	"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("                                                  \
+	"   SELECT rank, pg, last_enqueued AS v FROM hang_pg_status WHERE last_enqueued IS NOT NULL"         \
+	"   UNION ALL SELECT rank, pg, seq FROM hang_coll) WHERE pg IS NOT NULL AND rank IS NOT NULL"        \
+	"   GROUP BY rank, pg)"
 /* how long after the first failure a live process shows signs of life */
 #define ALIVE_WINDOW_US (60 * 1000000LL)
 
@@ -634,10 +641,7 @@ static bool moved_on(struct diagnosis *d, int rank, const char *pg, long seq, st
 	/* a peer waiting in pg #seq had reached less of another group than the rank */
 	m->by_order = false;
 	if (moved_on_query(d,
-		"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("
-		"   SELECT rank, pg, last_enqueued AS v FROM hang_pg_status WHERE last_enqueued IS NOT NULL"
-		"   UNION ALL SELECT rank, pg, seq FROM hang_coll) WHERE pg IS NOT NULL AND rank IS NOT NULL"
-		"   GROUP BY rank, pg)"
+		HANG_LE_SQL
 		" SELECT h.pg, h.le, p.rank, p.le,"
 		"  (SELECT min(event_id) FROM hang_coll c WHERE c.rank = h.rank AND c.pg = h.pg AND c.seq = h.le)"
 		" FROM le h JOIN le p ON p.pg = h.pg AND p.rank <> h.rank"
@@ -756,10 +760,7 @@ bool diag_any_behind(struct diagnosis *d)
 	if (!q_int(d->db, 0, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'hang_pg_status'"))
 		hang_views(d);
 	return q_int(d->db, 0,
-		"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("
-		"   SELECT rank, pg, last_enqueued AS v FROM hang_pg_status WHERE last_enqueued IS NOT NULL"
-		"   UNION ALL SELECT rank, pg, seq FROM hang_coll) WHERE pg IS NOT NULL AND rank IS NOT NULL"
-		"   GROUP BY rank, pg)"
+		HANG_LE_SQL
 		" SELECT EXISTS (SELECT 1 FROM le a JOIN le b ON b.pg = a.pg AND b.le > a.le)") != 0;
 }
 
