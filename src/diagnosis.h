@@ -68,6 +68,7 @@ struct diagnosis {
 	bool completed;       /* the launcher or the app said it finished */
 	bool untimed_hang;    /* no failure, no end: the causes try a hang nobody reported */
 	bool any_dump;
+	bool past_init;        /* some rank got past NCCL's init (rank_status.init_complete) */
 	bool has_fr;          /* the case has flight-recorder entries */
 	struct verdict v;
 };

@@ -770,7 +770,7 @@ bool diag_rank_left(struct diagnosis *d)
 bool diag_before_init(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->completed || q_int(d->db, 0, "SELECT count(*) FROM rank_status WHERE init_complete = 1") > 0)
+	if (d->completed || d->past_init)
 		return false;
 	/* an init that failed on its own (no interface): the init failure's */
 	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE kind IN ('nccl_no_socket_if', 'nccl_net_no_interface')") > 0)

@@ -1214,10 +1214,7 @@ bool diag_unresponsive(struct diagnosis *d)
 	}
 	/* no rank got past NCCL's init: a rank waiting there for a peer logs
 	 * nothing (bootstrap), so silence tells nothing of who stopped */
-	bool past_init = false;
-	for (size_t i = 0; i < d->nranks && !past_init; i++)
-		past_init = d->ranks[i].events && d->ranks[i].init_complete;
-	if (!past_init) {
+	if (!d->past_init) {
 		free(silent);
 		return false;
 	}

@@ -96,6 +96,8 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 		r->role = r->events ? "healthy" : "absent";
 		if (r->has_dump)
 			d->any_dump = true;
+		if (r->init_complete)
+			d->past_init = true;
 	}
 	sqlite3_finalize(st);
 

@@ -63,6 +63,12 @@ static struct rank_facts *host_local(struct diagnosis *d, const char *host, int 
 	return NULL;
 }
 
+/* per rank (index into d->ranks): silent since the loss; saw a silent
+ * node-mate go before it; seen going by a node-mate */
+struct gone {
+	bool silent, follower, seen;
+};
+
 /* The silent rank that y saw close its connection as NCCL local rank k.
  * NCCL counts local ranks per communicator (a communicator of some of a
  * host's ranks numbers them from 0), and the line does not say which: the
@@ -70,7 +76,7 @@ static struct rank_facts *host_local(struct diagnosis *d, const char *host, int 
  * "comm ... localRank k" lines) must come down to one silent rank; without
  * those lines, the k-th rank of the host. NULL when none or several. */
 static struct rank_facts *closed_peer(struct diagnosis *d, const struct rank_facts *y, int k,
-				      const bool *silent)
+				      const struct gone *g)
 {
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT DISTINCT cx.rank FROM comms cy"
@@ -85,7 +91,7 @@ static struct rank_facts *closed_peer(struct diagnosis *d, const struct rank_fac
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		any = true;
 		struct rank_facts *c = diag_rank(d, sqlite3_column_int(st, 0));
-		if (!c || !silent[c - d->ranks])
+		if (!c || !g[c - d->ranks].silent)
 			continue;
 		several |= x != NULL;
 		x = c;
@@ -93,7 +99,7 @@ static struct rank_facts *closed_peer(struct diagnosis *d, const struct rank_fac
 	sqlite3_finalize(st);
 	if (!any)
 		x = host_local(d, y->host, k);
-	return several || !x || !silent[x - d->ranks] ? NULL : x;
+	return several || !x || !g[x - d->ranks].silent ? NULL : x;
 }
 
 bool diag_rank_vanished(struct diagnosis *d)
@@ -105,11 +111,7 @@ bool diag_rank_vanished(struct diagnosis *d)
 	int64_t lost_ev = diag_first_lost_connection(d, &lost_t);
 	if (!lost_ev)
 		return false;
-	/* per rank (index into d->ranks): silent since the loss; saw a silent
-	 * node-mate go before it; seen going by a node-mate */
-	struct gone {
-		bool silent, follower, seen;
-	} *g = xcalloc(d->nranks ? d->nranks : 1, sizeof(*g));
+	struct gone *g = xcalloc(d->nranks ? d->nranks : 1, sizeof(*g));
 	size_t nsilent = 0, lived_on = 0;
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
@@ -130,14 +132,11 @@ bool diag_rank_vanished(struct diagnosis *d)
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT rank, field(fields, 'peer_local_rank'), event_id FROM events"
 		" WHERE kind = 'nccl_service_closed' AND rank IS NOT NULL ORDER BY event_id");
-	bool *silent = xcalloc(d->nranks ? d->nranks : 1, sizeof(*silent));
-	for (size_t i = 0; i < d->nranks; i++)
-		silent[i] = g[i].silent;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct rank_facts *y = diag_rank(d, sqlite3_column_int(st, 0));
 		if (!y || !y->host[0])
 			continue;
-		struct rank_facts *x = closed_peer(d, y, sqlite3_column_int(st, 1), silent);
+		struct rank_facts *x = closed_peer(d, y, sqlite3_column_int(st, 1), g);
 		if (!x || x == y)
 			continue;
 		g[x - d->ranks].seen = true;
@@ -147,7 +146,6 @@ bool diag_rank_vanished(struct diagnosis *d)
 			saw_ev = sqlite3_column_int64(st, 2);
 	}
 	sqlite3_finalize(st);
-	free(silent);
 	/* those seen going first; else the silent ones that saw nobody go; else all */
 	bool any_seen = false;
 	for (size_t i = 0; i < d->nranks; i++)

@@ -116,8 +116,7 @@ static void help_close(void *state)
 
 static int page_rows(const struct tui *t)
 {
-	int n = tui_view_rows(t) - 1;
-	return n < 1 ? 1 : n;
+	return tui_page_rows(t, 1);
 }
 
 static void help_draw(void *state, struct tui *t)

@@ -51,8 +51,7 @@ static char *col_dup(sqlite3_stmt *st, int i)
 
 static int page_rows(const struct tui *t)
 {
-	int n = tui_view_rows(t) - 1;
-	return n < 1 ? 1 : n;
+	return tui_page_rows(t, 1);
 }
 
 /* Loads what is known about the source; false if there is no such source. */

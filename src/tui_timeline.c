@@ -90,8 +90,7 @@ static int chart_cols(const struct timeline *tl, const struct tui *t)
 
 static int body_rows(const struct tui *t)
 {
-	int n = tui_view_rows(t) - 4; /* title, two axis rows, info line */
-	return n < 1 ? 1 : n;
+	return tui_page_rows(t, 4); /* title, two axis rows, info line */
 }
 
 static int64_t floor_to(int64_t x, int64_t s)
