@@ -97,6 +97,23 @@ static void free_groups(struct group *gs, size_t n)
 	free(gs);
 }
 
+/* Where a group's known members fit several communicators: PyTorch makes
+ * the default group's with ncclCommInitRank and, when it splits (a bound
+ * device), every other group's with ncclCommSplit from it; the one
+ * candidate of the group's kind, if alone, is its communicator. */
+static bool comm_is_split(const struct group *c)
+{
+	return strncmp(c->key, "split:", 6) == 0;
+}
+
+static bool pg_is_default(sqlite3_stmt *st, const char *key)
+{
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	bool yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_reset(st);
+	return yes;
+}
+
 static int by_known_desc(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
@@ -119,10 +136,12 @@ void analysis_comms(sqlite3 *db)
 		xqsort(pgs, npg, sizeof(*pgs), by_known_desc);
 	sqlite3_stmt *add = db_prepare(db, "INSERT OR IGNORE INTO pg_members(pg, rank, pg_rank) VALUES(?,?,?)");
 	sqlite3_stmt *tag = db_prepare(db, "UPDATE comms SET pg = ? WHERE comm_id = ?");
+	sqlite3_stmt *dflt = db_prepare(db, "SELECT 1 FROM process_groups WHERE pg = ? AND (desc = 'default_pg' OR name = '0')");
 	for (size_t i = 0; i < npg; i++) {
 		struct group *pg = &pgs[i];
-		struct group *hit = NULL;
-		int hits = 0;
+		struct group *hit = NULL, *kind_hit = NULL;
+		int hits = 0, kind_hits = 0;
+		bool want_split = !pg_is_default(dflt, pg->key);
 		for (size_t j = 0; j < ncomm; j++) {
 			struct group *c = &comms[j];
 			if (c->taken || (pg->size > 0 && c->size != pg->size) || (int)pg->n > c->size)
@@ -130,11 +149,17 @@ void analysis_comms(sqlite3 *db)
 			bool all = true;
 			for (size_t k = 0; k < pg->n && all; k++)
 				all = has_pair(c, pg->m[k].rank, pg->m[k].pos);
-			if (all) {
-				hit = c;
-				hits++;
+			if (!all)
+				continue;
+			hit = c;
+			hits++;
+			if (comm_is_split(c) == want_split) {
+				kind_hit = c;
+				kind_hits++;
 			}
 		}
+		if (hits > 1 && kind_hits == 1)
+			hit = kind_hit, hits = 1;
 		if (hits != 1)
 			continue; /* unknown or ambiguous: leave it */
 		hit->taken = true;
@@ -150,6 +175,7 @@ void analysis_comms(sqlite3 *db)
 	}
 	sqlite3_finalize(add);
 	sqlite3_finalize(tag);
+	sqlite3_finalize(dflt);
 	free_groups(pgs, npg);
 	free_groups(comms, ncomm);
 	db_exec(db, "UPDATE process_groups SET size = max(size, (SELECT count(*) FROM pg_members m WHERE m.pg = process_groups.pg)),"

@@ -133,13 +133,31 @@ void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char 
 	char next[128] = "";
 	if (d->v.nculprits > 0)
 		next_group_by_history(d, d->v.culprits[0], next, sizeof(next));
+	/* w: the waits, with when each began (its report less the time it ran);
+	 * cand: those of the culprits' groups reported by others (all those of
+	 * others where the logs do not tell the culprits' groups). Where one
+	 * rank waits on the same call (seq, op, size) as one of them and on
+	 * another of them that it entered first, the program reached that other
+	 * first: ranks run one program, but their clocks and pace differ by
+	 * more than the gap between two calls, so only one rank's order counts */
 	char *sql = sqlite3_mprintf(
-		"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c JOIN events e ON e.event_id = c.event_id"
-		" WHERE c.state IN ('timed_out','failed') AND " COLL_NOT_COMPLETED("c.") " AND c.pg IS NOT NULL"
+		"WITH w AS (SELECT c.rank, c.pg, c.seq, c.op, c.numel_in, c.event_id, e.time_us,"
+		"   e.time_us - coalesce(field(e.fields, 'ran_ms'), 0) * 1000 AS start"
+		"   FROM collectives c JOIN events e ON e.event_id = c.event_id"
+		"   WHERE c.state IN ('timed_out','failed') AND " COLL_NOT_COMPLETED("c.") " AND c.pg IS NOT NULL),"
+		" ours AS (SELECT * FROM w WHERE rank NOT IN (%s)),"
+		" mine AS (SELECT * FROM ours WHERE pg IN (SELECT pg FROM pg_members WHERE rank IN (%s))),"
+		" cand AS (SELECT * FROM mine UNION ALL SELECT * FROM ours WHERE NOT EXISTS (SELECT 1 FROM mine))"
+		" SELECT c.pg, c.seq, c.op, c.event_id FROM w c"
 		" ORDER BY c.rank IN (%s), c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
 		" c.pg IS %Q DESC,"
-		" e.time_us - coalesce(field(e.fields, 'ran_ms'), 0) * 1000, e.time_us LIMIT 1",
-		ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1", next[0] ? next : NULL);
+		" EXISTS (SELECT 1 FROM w b JOIN w a ON a.rank = b.rank AND a.start < b.start"
+		"   AND (a.seq, a.op, a.numel_in) IS NOT (b.seq, b.op, b.numel_in)"
+		"   WHERE b.seq = c.seq AND b.op IS c.op AND b.numel_in IS c.numel_in"
+		"   AND EXISTS (SELECT 1 FROM cand m WHERE m.seq = a.seq AND m.op IS a.op AND m.numel_in IS a.numel_in)),"
+		" c.start, c.time_us LIMIT 1",
+		ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1",
+		ranks.len ? ranks.data : "-1", next[0] ? next : NULL);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
 	buf_free(&ranks);
@@ -284,14 +302,15 @@ static void site_free(struct site *st)
 	free(st->deviant);
 }
 
-/* Loads each rank's call at (pg, seq), flight recorder first, and tells the
- * deviants: from the group's own history, else from the majority. */
+/* Loads each rank's call at (pg, seq), flight recorder first, then a row
+ * that names the element type (NCCL's COLL line beside the watchdog's), and
+ * tells the deviants: from the group's own history, else from the majority. */
 static void judge_site(struct diagnosis *d, struct site *site)
 {
 	size_t cap = 0;
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT rank, op, numel_in, numel_out, event_id, dtype FROM collectives WHERE pg = ?1 AND seq = ?2"
-		" ORDER BY rank, evidence <> 'flight recorder', event_id");
+		" ORDER BY rank, evidence <> 'flight recorder', dtype IS NULL, event_id");
 	sqlite3_bind_text(st, 1, site->pg, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, site->seq);
 	while (sqlite3_step(st) == SQLITE_ROW) {
