@@ -119,12 +119,14 @@ static void next_group_by_history_in(struct diagnosis *d, int rank, const char *
 	       rank, among ? among : "1");
 }
 
-/* The collective the culprits' peers waited on first: the timed-out
- * collective with the earliest start, reported by a rank that is not a
- * culprit (a frozen rank's own watchdog, once it runs again, reports what it
- * was doing, not what the others waited on), in a group a culprit belongs to
- * when the logs tell the groups' members; among those, the group the
- * culprit's own history says it would have used next. */
+/* The collective the culprits' peers waited on first: a timed-out
+ * collective reported by a rank that is not a culprit (a frozen rank's own
+ * watchdog, once it runs again, reports what it was doing, not what the
+ * others waited on), in a group a culprit belongs to when the logs tell the
+ * groups' members; among those, the group the culprit's own history says it
+ * would have used next; then the first seq waited on in its group, not
+ * entered after another such call by most ranks that waited on both, and
+ * the earliest start. */
 void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
 {
 	struct buf ranks = {0};
@@ -134,27 +136,32 @@ void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char 
 	if (d->v.nculprits > 0)
 		next_group_by_history(d, d->v.culprits[0], next, sizeof(next));
 	/* w: the waits, with when each began (its report less the time it ran);
-	 * cand: those of the culprits' groups reported by others (all those of
-	 * others where the logs do not tell the culprits' groups). Where one
-	 * rank waits on the same call (seq, op, size) as one of them and on
-	 * another of them that it entered first, the program reached that other
-	 * first: ranks run one program, but their clocks and pace differ by
-	 * more than the gap between two calls, so only one rank's order counts */
+	 * first: those of others (not culprits) with no earlier seq waited on in
+	 * their group; cand: those of the culprits' groups (all of them where the
+	 * logs do not tell the culprits' groups). A rank waiting on two of them
+	 * entered one first: ranks run one program, so its order is the
+	 * program's. Across ranks clocks and pace differ by more than the gap
+	 * between two calls, so only orders within a rank count, and the
+	 * watchdogs' reports are late by up to a millisecond or so: each rank
+	 * votes, and a call that more ranks entered after another of them than
+	 * before is not the first; the rest go by their start. */
 	char *sql = sqlite3_mprintf(
 		"WITH w AS (SELECT c.rank, c.pg, c.seq, c.op, c.numel_in, c.event_id, e.time_us,"
 		"   e.time_us - coalesce(field(e.fields, 'ran_ms'), 0) * 1000 AS start"
 		"   FROM collectives c JOIN events e ON e.event_id = c.event_id"
 		"   WHERE c.state IN ('timed_out','failed') AND " COLL_NOT_COMPLETED("c.") " AND c.pg IS NOT NULL),"
 		" ours AS (SELECT * FROM w WHERE rank NOT IN (%s)),"
-		" mine AS (SELECT * FROM ours WHERE pg IN (SELECT pg FROM pg_members WHERE rank IN (%s))),"
-		" cand AS (SELECT * FROM mine UNION ALL SELECT * FROM ours WHERE NOT EXISTS (SELECT 1 FROM mine))"
+		" first AS (SELECT * FROM ours o WHERE NOT EXISTS (SELECT 1 FROM ours x WHERE x.pg = o.pg AND x.seq < o.seq)),"
+		" mine AS (SELECT * FROM first WHERE pg IN (SELECT pg FROM pg_members WHERE rank IN (%s))),"
+		" cand AS (SELECT * FROM mine UNION ALL SELECT * FROM first WHERE NOT EXISTS (SELECT 1 FROM mine))"
 		" SELECT c.pg, c.seq, c.op, c.event_id FROM w c"
 		" ORDER BY c.rank IN (%s), c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
 		" c.pg IS %Q DESC,"
-		" EXISTS (SELECT 1 FROM w b JOIN w a ON a.rank = b.rank AND a.start < b.start"
-		"   AND (a.seq, a.op, a.numel_in) IS NOT (b.seq, b.op, b.numel_in)"
-		"   WHERE b.seq = c.seq AND b.op IS c.op AND b.numel_in IS c.numel_in"
-		"   AND EXISTS (SELECT 1 FROM cand m WHERE m.seq = a.seq AND m.op IS a.op AND m.numel_in IS a.numel_in)),"
+		" EXISTS (SELECT 1 FROM ours x WHERE x.pg = c.pg AND x.seq < c.seq),"
+		" (SELECT coalesce(sum(CASE WHEN a.start < b.start THEN 1 WHEN a.start > b.start THEN -1 ELSE 0 END), 0) > 0"
+		"   FROM first b JOIN first a ON a.rank = b.rank AND (a.seq, a.op, a.numel_in) IS NOT (b.seq, b.op, b.numel_in)"
+		"   WHERE (b.seq, b.op, b.numel_in) IS (c.seq, c.op, c.numel_in)"
+		"   AND EXISTS (SELECT 1 FROM cand m WHERE (m.seq, m.op, m.numel_in) IS (a.seq, a.op, a.numel_in))),"
 		" c.start, c.time_us LIMIT 1",
 		ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1",
 		ranks.len ? ranks.data : "-1", next[0] ? next : NULL);
