@@ -50,7 +50,8 @@ struct verdict {
 	size_t nculprits, culprits_cap;
 	char pg[128];         /* display name of the group, "" if none */
 	long seq;             /* -1 if none */
-	char op[32];
+	char op[32];          /* the culprits' call */
+	char peer_op[32];     /* the call their peers waited in, where it differs (RECV for a SEND) */
 	int64_t first_failure_t;
 	struct buf summary;
 	struct cited *evidence;
@@ -90,6 +91,8 @@ void fmt_time(int64_t t, char *out, size_t n);
 /* verdict building */
 void v_culprit(struct verdict *v, int rank);
 bool v_has_culprit(const struct verdict *v, int rank);
+/* the call the peers waited in: peer_op where set, else op */
+const char *v_peer_op(const struct verdict *v);
 /* Empties the verdict for the next cause to try. */
 void v_reset(struct verdict *v);
 void v_cite_event(struct verdict *v, int64_t event_id, const char *note);

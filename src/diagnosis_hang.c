@@ -194,8 +194,17 @@ int64_t diag_wait_into_verdict(struct diagnosis *d)
 		set_pg(d, pg);
 	if (pg[0] && d->v.seq < 0)
 		d->v.seq = seq;
-	if (pg[0] && !d->v.op[0])
-		snprintf(d->v.op, sizeof(d->v.op), "%s", op);
+	if (pg[0] && !d->v.op[0]) {
+		/* a peer waiting in a point-to-point call waited for the other
+		 * side: the culprit's missing call is the SEND to its RECV (and the
+		 * other way round) */
+		bool peer = !v_has_culprit(&d->v, (int)q_int(d->db, -1, "SELECT rank FROM collectives WHERE event_id = %lld",
+							  (long long)ev));
+		const char *mine = !peer ? op : strcmp(op, "SEND") == 0 ? "RECV" : strcmp(op, "RECV") == 0 ? "SEND" : op;
+		snprintf(d->v.op, sizeof(d->v.op), "%s", mine);
+		if (mine != op)
+			snprintf(d->v.peer_op, sizeof(d->v.peer_op), "%s", op);
+	}
 	return ev;
 }
 
@@ -398,7 +407,7 @@ static bool truncated_message(struct diagnosis *d)
 		   " from these logs (the receiver may be the one that called the right size).",
 		   who.data);
 	if (v->pg[0])
-		buf_printf(&v->summary, " Its peers then timed out on %s #%ld of group %s.", v->op, v->seq, v->pg);
+		buf_printf(&v->summary, " Its peers then timed out on %s #%ld of group %s.", v_peer_op(v), v->seq, v->pg);
 	v_cite_event(v, ev, "size mismatch seen by NCCL");
 	v_cite_event(v, wev, "peers waiting");
 	v_missing(v, "flight-recorder entries of the ranks at that sequence number (to see each rank's collective)");
@@ -979,7 +988,7 @@ bool diag_late_start(struct diagnosis *d)
 		if (wev) {
 			buf_printf(&v->summary, " Rank %d waited for it at %s #%ld of group %s.",
 				   (int)q_int(d->db, -1, "SELECT rank FROM collectives WHERE event_id = %lld", (long long)wev),
-				   v->op[0] ? v->op : "collective", v->seq, v->pg);
+				   v->op[0] ? v_peer_op(v) : "collective", v->seq, v->pg);
 			v_cite_event(v, wev, "a peer that timed out waiting for it");
 		}
 		late_sentence(d, rank, " It was stuck in host code while they waited", " and went on too late.");
@@ -1391,7 +1400,10 @@ bool diag_stalled_text(struct diagnosis *d)
 		   who.data, t0, v->nculprits == 1 ? "it was" : "they were", v->nculprits == 1 ? "it" : "they",
 		   dumped ? "answered the dump request" : "logged after the first failure",
 		   v->nculprits == 1 ? "it stopped" : "they stopped", v->nculprits == 1 ? "its" : "their");
-	if (v->pg[0])
+	if (v->pg[0] && v->peer_op[0])
+		buf_printf(&v->summary, " (probably the %s its peers' %s #%ld of group %s waited for)", v->op, v->peer_op,
+			   v->seq, v->pg);
+	else if (v->pg[0])
 		buf_printf(&v->summary, " (probably %s #%ld of group %s)", v->op, v->seq, v->pg);
 	buf_putc(&v->summary, '.');
 	for (size_t i = 0; i < v->nculprits && i < 4; i++) {

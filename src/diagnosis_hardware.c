@@ -228,7 +228,7 @@ bool diag_hardware(struct diagnosis *d)
 		v->confidence = net_errors ? "high" : "medium";
 	}
 	if (v->pg[0] && timed_out)
-		buf_printf(&sum, " The other ranks then timed out in %s #%ld of group %s.", v->op[0] ? v->op : "collective",
+		buf_printf(&sum, " The other ranks then timed out in %s #%ld of group %s.", v->op[0] ? v_peer_op(v) : "collective",
 			   v->seq, v->pg);
 	else if (!timed_out)
 		buf_puts(&sum, " The ranks failed right after it.");

@@ -241,6 +241,11 @@ void v_culprit(struct verdict *v, int rank)
 	xqsort(v->culprits, v->nculprits, sizeof(*v->culprits), cmp_int);
 }
 
+const char *v_peer_op(const struct verdict *v)
+{
+	return v->peer_op[0] ? v->peer_op : v->op;
+}
+
 bool v_has_culprit(const struct verdict *v, int rank)
 {
 	for (size_t i = 0; i < v->nculprits; i++)
@@ -254,7 +259,7 @@ void v_reset(struct verdict *v)
 	v->nculprits = 0;
 	v->nevidence = 0;
 	v->nmissing = 0;
-	v->pg[0] = v->op[0] = '\0';
+	v->pg[0] = v->op[0] = v->peer_op[0] = '\0';
 	v->seq = -1;
 	buf_clear(&v->summary);
 	v->outcome = v->cause = v->confidence = NULL;
