@@ -127,6 +127,12 @@ static void next_group_by_history_in(struct diagnosis *d, int rank, const char *
  * would have used next; then the first seq waited on in its group, not
  * entered after another such call by most ranks that waited on both, and
  * the earliest start. */
+/* Two calls of one group whose seqs count alike: collectives (one count per
+ * group), or transfers of one rank (each rank counts its own) */
+#define SEQ_COMPARABLE(a, b)                                                                              \
+	"(" a ".op NOT IN ('SEND','RECV') AND " b ".op NOT IN ('SEND','RECV') OR " a ".op IN ('SEND','RECV')" \
+	" AND " b ".op IN ('SEND','RECV') AND " a ".rank = " b ".rank)"
+
 void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
 {
 	struct buf ranks = {0};
@@ -151,13 +157,14 @@ void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char 
 		"   FROM collectives c JOIN events e ON e.event_id = c.event_id"
 		"   WHERE c.state IN ('timed_out','failed') AND " COLL_NOT_COMPLETED("c.") " AND c.pg IS NOT NULL),"
 		" ours AS (SELECT * FROM w WHERE rank NOT IN (%s)),"
-		" first AS (SELECT * FROM ours o WHERE NOT EXISTS (SELECT 1 FROM ours x WHERE x.pg = o.pg AND x.seq < o.seq)),"
+		" first AS (SELECT * FROM ours o WHERE NOT EXISTS (SELECT 1 FROM ours x WHERE x.pg = o.pg AND x.seq < o.seq"
+		"   AND " SEQ_COMPARABLE("x", "o") ")),"
 		" mine AS (SELECT * FROM first WHERE pg IN (SELECT pg FROM pg_members WHERE rank IN (%s))),"
 		" cand AS (SELECT * FROM mine UNION ALL SELECT * FROM first WHERE NOT EXISTS (SELECT 1 FROM mine))"
 		" SELECT c.pg, c.seq, c.op, c.event_id FROM w c"
 		" ORDER BY c.rank IN (%s), c.pg IN (SELECT pg FROM pg_members WHERE rank IN (%s)) DESC,"
 		" c.pg IS %Q DESC,"
-		" EXISTS (SELECT 1 FROM ours x WHERE x.pg = c.pg AND x.seq < c.seq),"
+		" EXISTS (SELECT 1 FROM ours x WHERE x.pg = c.pg AND x.seq < c.seq AND " SEQ_COMPARABLE("x", "c") "),"
 		" (SELECT coalesce(sum(CASE WHEN a.start < b.start THEN 1 WHEN a.start > b.start THEN -1 ELSE 0 END), 0) > 0"
 		"   FROM first b JOIN first a ON a.rank = b.rank AND (a.seq, a.op, a.numel_in) IS NOT (b.seq, b.op, b.numel_in)"
 		"   WHERE (b.seq, b.op, b.numel_in) IS (c.seq, c.op, c.numel_in)"
