@@ -13,7 +13,11 @@
 #include "util.h"
 
 /* A rank is a straggler when it is the last to enqueue most collectives,
- * by a margin well above the others' jitter. */
+ * by a margin well above the others' jitter. Hosts' clocks differ: a rank
+ * whose clock is ahead seems to enqueue every collective late, but it also
+ * seems to see each one complete late by as much, where a straggler's
+ * collectives complete with its peers' (everyone waited for it). Its
+ * lateness is taken net of that lag of its completions. */
 #define STRAGGLER_MIN_SAMPLES 20
 #define STRAGGLER_MIN_LATE_US 50000
 
@@ -21,12 +25,15 @@
 struct lateness {
 	long n, last;
 	double late_sum;
+	long n_done;     /* calls whose completion it logged, with another rank's */
+	double lag_sum;  /* their completion after the first rank's */
 };
 
 /* one collective (pg, seq) as the ranks called it */
 struct call {
 	int rank;
-	int64_t t; /* flight-recorder creation time, INT64_MIN if none */
+	int64_t t;    /* flight-recorder creation time, INT64_MIN if none */
+	int64_t done; /* its completion as the watchdog saw it, INT64_MIN if none */
 	char op[32];
 	int64_t in, out; /* -1 unknown */
 	char dtype[16];  /* "" unknown */
@@ -39,8 +46,8 @@ static void add_collective(struct lateness *per, int maxrank, const struct call 
 	 * would tell it: unknown values do not count */
 	const char *op0 = NULL, *dtype0 = NULL;
 	int64_t in0 = -1, out0 = -1;
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	size_t timed = 0;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, lo_done = INT64_MAX;
+	size_t timed = 0, done = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].op[0] && !diag_op_uncompared(c[i].op)) {
 			if (!op0)
@@ -65,6 +72,10 @@ static void add_collective(struct lateness *per, int maxrank, const struct call 
 		timed++;
 		lo = c[i].t < lo ? c[i].t : lo;
 		hi = c[i].t > hi ? c[i].t : hi;
+		if (c[i].done != INT64_MIN) {
+			done++;
+			lo_done = c[i].done < lo_done ? c[i].done : lo_done;
+		}
 	}
 	if (timed < 2)
 		return;
@@ -75,6 +86,10 @@ static void add_collective(struct lateness *per, int maxrank, const struct call 
 		l->n++;
 		l->last += c[i].t == hi;
 		l->late_sum += (double)(c[i].t - lo);
+		if (done >= 2 && c[i].done != INT64_MIN) {
+			l->n_done++;
+			l->lag_sum += (double)(c[i].done - lo_done);
+		}
 	}
 }
 
@@ -90,7 +105,8 @@ static struct lateness *scan_collectives(struct diagnosis *d, int *maxrank, bool
 	struct lateness *per = xcalloc((size_t)*maxrank + 1, sizeof(*per));
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT rank, pg, seq, CASE WHEN evidence = 'flight recorder' THEN time_created_us END, op,"
-		" numel_in, numel_out, dtype FROM collectives NOT INDEXED"
+		" numel_in, numel_out, dtype, CASE WHEN evidence = 'flight recorder' THEN time_completed_us END"
+		" FROM collectives NOT INDEXED"
 		" WHERE pg IS NOT NULL AND seq IS NOT NULL ORDER BY pg, seq");
 	struct call *calls = NULL;
 	size_t n = 0, cap = 0;
@@ -114,11 +130,20 @@ static struct lateness *scan_collectives(struct diagnosis *d, int *maxrank, bool
 		c->out = db_column_int_or(st, 6, -1);
 		snprintf(c->dtype, sizeof(c->dtype), "%s",
 			 sqlite3_column_text(st, 7) ? (const char *)sqlite3_column_text(st, 7) : "");
+		c->done = db_column_int_or(st, 8, INT64_MIN);
 	}
 	add_collective(per, *maxrank, calls, n, disagree);
 	sqlite3_finalize(st);
 	free(calls);
 	return per;
+}
+
+/* a rank's mean lateness, net of its completions' mean lag where it logged
+ * enough of them (half its calls) */
+static double net_lateness(const struct lateness *l, double *lag)
+{
+	*lag = l->n_done * 2 >= l->n && l->n_done > 0 ? l->lag_sum / (double)l->n_done : 0;
+	return l->late_sum / (double)l->n - *lag;
 }
 
 static bool find_straggler(struct diagnosis *d, const struct lateness *per, int maxrank)
@@ -127,17 +152,19 @@ static bool find_straggler(struct diagnosis *d, const struct lateness *per, int 
 	if (!per)
 		return false;
 	int best = -1;
-	double best_late = 0, second_late = 0, best_share = 0;
+	double best_late = 0, second_late = 0, best_share = 0, best_lag = 0;
 	long best_n = 0;
 	for (int r = 0; r <= maxrank; r++) {
 		if (per[r].n == 0)
 			continue;
-		double late = per[r].late_sum / (double)per[r].n;
+		double lag;
+		double late = net_lateness(&per[r], &lag);
 		if (best < 0 || late > best_late) {
 			if (best >= 0 && best_late > second_late)
 				second_late = best_late;
 			best = r;
 			best_late = late;
+			best_lag = lag;
 			best_n = per[r].n;
 			best_share = (double)per[r].last / (double)per[r].n;
 		} else if (late > second_late) {
@@ -156,6 +183,9 @@ static bool find_straggler(struct diagnosis *d, const struct lateness *per, int 
 		   "The job completed, but %s was the last to reach %.0f%% of its collectives, on average %.0f ms after"
 		   " the first rank of each (the next slowest: %.0f ms): the others waited for it at every step.",
 		   who.data, best_share * 100, best_late / 1000, second_late / 1000);
+	if (best_lag >= 100000 || best_lag <= -100000)
+		buf_printf(&v->summary, " (Net of its clock's offset: it also saw the collectives complete %.0f ms after"
+					" the first rank, on average.)", best_lag / 1000);
 	v_cite_event(v, q_int(d->db, 0,
 			      "SELECT c.event_id FROM collectives c WHERE c.rank = %d AND c.evidence = 'flight recorder'"
 			      " ORDER BY c.seq DESC LIMIT 1", best),

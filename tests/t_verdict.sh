@@ -10,7 +10,7 @@
 # tests/golden/verdict-degraded.txt must give the whole answer.
 . tests/lib.sh
 
-# the answers of the set the job is in (testdata/corpus, testdata/realjobs)
+# the answers of the set the job is in (testdata/corpus, testdata/realjobs, testdata/skewed)
 answers=testdata/corpus/answers.json
 ans() { sqlite3 :memory: "SELECT json_extract(readfile('$answers'), '\$.$1.$2')"; }
 # the culprits as a sorted list "2 3"
@@ -81,7 +81,8 @@ check_node_verdict() {
 		fail "$name/culprit-node" "culprits $(sql "$db" "SELECT culprit_ranks FROM verdict"), allowed [$allowed]"; fi
 }
 
-for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
+# (testdata/skewed: real jobs with a node's clock set off, checked here only)
+for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz testdata/skewed/*.tar.gz; do
 	set_=$(basename "$(dirname "$tgz")")
 	answers=testdata/$set_/answers.json
 	job=$(basename "$tgz" .tar.gz)
