@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "case_db.h"
+#include "event_keys.h"
 #include "util.h"
 
 /* Host names the content reveals: NCCL prefixes, syslog hosts, identity
  * lines, torchrun failure reports. */
 static const char known_hosts_sql[] =
-	"SELECT host FROM events WHERE host IS NOT NULL AND host <> '' "
+	"SELECT host FROM temp.event_keys WHERE host IS NOT NULL AND host <> '' "
 	"UNION SELECT content_host FROM sources WHERE content_host IS NOT NULL "
 	"UNION SELECT field(fields, 'host') FROM events "
 	"  WHERE (kind = 'app_rank_identity' OR kind = 'torchrun_failure_host') AND field(fields, 'host') IS NOT NULL";
@@ -194,8 +195,8 @@ static const char procs_sql[] =
 	/* lines that carry both wrappers: [default1]:[rank3]: */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT DISTINCT " EVENT_HOST ", NULL, e.rank, e.local_rank, 'rank and local-rank prefixes'\n"
-	"  FROM events e LEFT JOIN sources s USING(source_id)\n"
-	"  WHERE e.rank IS NOT NULL AND e.local_rank IS NOT NULL AND " EVENT_HOST " IS NOT NULL;\n"
+	"  FROM temp.event_keys e LEFT JOIN sources s USING(source_id)\n"
+	"  WHERE e.rank IS NOT NULL AND e.local_rank IS NOT NULL AND " EVENT_HOST " IS NOT NULL ORDER BY e.rowid;\n"
 	/* per-rank files: their [rankN] lines, path local rank, NCCL pid */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT host, pid, rank, local_rank, 'per-rank file'\n"
@@ -210,8 +211,9 @@ static const char procs_sql[] =
 	/* NCCL lines in per-rank files and consoles tie pid to local rank */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT DISTINCT " EVENT_HOST ", e.pid, NULL, e.local_rank, 'NCCL prefix and local rank'\n"
-	"  FROM events e LEFT JOIN sources s USING(source_id)\n"
-	"  WHERE e.kind LIKE 'nccl_%' AND e.pid IS NOT NULL AND e.local_rank IS NOT NULL AND " EVENT_HOST " IS NOT NULL;\n"
+	"  FROM temp.event_keys e LEFT JOIN sources s USING(source_id)\n"
+	"  WHERE e.nccl AND e.pid IS NOT NULL AND e.local_rank IS NOT NULL AND " EVENT_HOST " IS NOT NULL\n"
+	"  ORDER BY e.rowid;\n"
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT s.host, field(e.fields, 'pid'), NULL, field(e.fields, 'local_rank'), 'torchrun exit line'\n"
 	"  FROM events e JOIN sources s USING(source_id) WHERE e.kind='torchrun_worker_failed';\n"
@@ -243,7 +245,8 @@ static const char ranks_sql[] =
 	"  FROM procs p WHERE rank IS NOT NULL GROUP BY rank;\n"
 	/* ranks seen only in flight-recorder dumps or wrappers */
 	"INSERT OR IGNORE INTO ranks(rank, host)\n"
-	"  SELECT DISTINCT e.rank, s.host FROM events e JOIN sources s USING(source_id) WHERE e.rank IS NOT NULL;\n"
+	"  SELECT DISTINCT e.rank, s.host FROM temp.event_keys e JOIN sources s USING(source_id) WHERE e.rank IS NOT NULL\n"
+	"  ORDER BY e.rowid;\n"
 	/* the GPU of each rank, from its first NCCL init line */
 	"DROP TABLE IF EXISTS temp.first_init;\n"
 	"CREATE TEMP TABLE first_init(host TEXT, pid INTEGER, cuda_dev, nvml_dev, bus_id TEXT, PRIMARY KEY(host, pid));\n"
@@ -304,10 +307,13 @@ static const char kinds_index_sql[] =
 
 void attribution_run(sqlite3 *db)
 {
+	/* the processes the events name, from the load (else from the events) */
+	if (!db_int(db, "SELECT count(*) FROM temp.sqlite_master WHERE name = 'event_keys'", 0))
+		event_keys_write(NULL, db);
 	db_exec(db, kinds_index_sql);
 	resolve_source_hosts(db);
 	db_exec(db, procs_sql);
 	db_exec(db, ranks_sql);
 	db_exec(db, fill_sql);
-	db_exec(db, "DROP INDEX attribution_kinds");
+	db_exec(db, "DROP INDEX attribution_kinds; DROP TABLE temp.event_keys");
 }

@@ -9,6 +9,7 @@
 
 #include "case_schema.h"
 #include "fr_table.h"
+#include "event_keys.h"
 #include "kind_summary.h"
 #include "lines_vtab.h"
 #include "sql_functions.h"
@@ -240,6 +241,7 @@ int case_writer_open(struct case_writer *w, const char *target, struct errbuf *e
 	w->ins_meta = db_prepare(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?, ?)");
 	w->ins_fr_entry = fr_table_insert_prepare(w->db);
 	w->kinds = kind_summary_new();
+	w->keys = event_keys_new();
 	/* events of console copies wait here (in the temporary file, not the
 	 * case) until the load tells which per-rank files they duplicate */
 	db_exec(w->db, "CREATE TEMP TABLE events_staged AS SELECT *, 0 AS staged, 0 AS nccl_line FROM main.events WHERE 0;"
@@ -267,6 +269,8 @@ static void finalize_all(struct case_writer *w)
 	w->ins_console_nccl = w->ins_rank_nccl = NULL;
 	w->ins_fr_entry = NULL;
 	kind_summary_free(w->kinds);
+	event_keys_free(w->keys);
+	w->keys = NULL;
 	w->kinds = NULL;
 	buf_free(&w->fr_fields);
 }

@@ -46,6 +46,7 @@ struct case_writer {
 	sqlite3_stmt *ins_source, *upd_source, *ins_block, *ins_event, *ins_event_staged, *ins_console_nccl,
 	    *ins_rank_nccl, *ins_meta, *ins_fr_entry;
 	struct kind_summary *kinds; /* of the events written */
+	struct event_keys *keys;    /* the processes they name */
 	struct buf fr_fields;       /* what an fr_entry event keeps of its fields */
 };
 

@@ -17,6 +17,7 @@
 #include "case_db.h"
 #include "case_schema.h"
 #include "fr_table.h"
+#include "event_keys.h"
 #include "kind_summary.h"
 #include "line_dicts.h"
 #include "commands.h"
@@ -588,6 +589,9 @@ static void sql_event(struct case_writer *w, const struct op_event *o, const cha
 	}
 	db_step_done(st);
 	kind_summary_add(w->kinds, o->kind, o->class_name, stored, stored_len);
+	if (!o->staged)
+		event_keys_add(w->keys, sqlite3_last_insert_rowid(w->db), o->source_id, host, o->host_len, o->pid, o->rank,
+			       o->local_rank, event_keys_nccl_kind(o->kind));
 	if (fr)
 		fr_table_insert(w->ins_fr_entry, sqlite3_last_insert_rowid(w->db), o->rank, fields, o->fields_len);
 }
@@ -1687,6 +1691,7 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		exit_code = 130;
 	} else if (exit_code == NF_EXIT_OK) {
 		merge_console_events(&in);
+		event_keys_write(in.w.keys, in.w.db);
 		write_meta(&in);
 		phase_done("indexes");
 		/* the attribution rewrites events' host and rank: index after it */

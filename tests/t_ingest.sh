@@ -172,3 +172,18 @@ old_case() {
 old_case stall
 old_case mismatch_op
 check_eq "ingest/old-case/report-shows-entries" 1 "$([ "$(grep -c 'flight recorder entry' "$TMP/new-mismatch_op.md")" -gt 0 ] && echo 1)"
+
+# analyze --reattribute on a case made earlier: the attribution runs again
+# from the events (no load to collect the processes from) and must find the
+# same processes, ranks and event ranks
+for job in stall kill; do
+	re="$TMP/reattr-$job.db"
+	cp "$(ingest_case "$job")" "$re"
+	check "ingest/reattribute/$job/runs" "$NF_BIN" analyze "$re" --reattribute -q
+	for q in "SELECT * FROM procs ORDER BY rowid" "SELECT * FROM ranks ORDER BY rank" \
+		"SELECT event_id, host, rank, local_rank FROM events ORDER BY event_id" \
+		"SELECT outcome, cause, culprit_ranks FROM verdict"; do
+		check_eq "ingest/reattribute/$job/$(echo "$q" | cut -d' ' -f4-5 | tr -d ',')" \
+			"$(sql "$(ingest_case "$job")" "$q" | md5sum)" "$(sql "$re" "$q" | md5sum)"
+	done
+done
