@@ -119,6 +119,12 @@ static void next_group_by_history_in(struct diagnosis *d, int rank, const char *
 	       rank, among ? among : "1");
 }
 
+/* Two calls of one group whose seqs count alike: collectives (one count per
+ * group), or transfers of one rank (each rank counts its own) */
+#define SEQ_COMPARABLE(a, b)                                                                              \
+	"(" a ".op NOT IN ('SEND','RECV') AND " b ".op NOT IN ('SEND','RECV') OR " a ".op IN ('SEND','RECV')" \
+	" AND " b ".op IN ('SEND','RECV') AND " a ".rank = " b ".rank)"
+
 /* The collective the culprits' peers waited on first: a timed-out
  * collective reported by a rank that is not a culprit (a frozen rank's own
  * watchdog, once it runs again, reports what it was doing, not what the
@@ -127,12 +133,6 @@ static void next_group_by_history_in(struct diagnosis *d, int rank, const char *
  * would have used next; then the first seq waited on in its group, not
  * entered after another such call by most ranks that waited on both, and
  * the earliest start. */
-/* Two calls of one group whose seqs count alike: collectives (one count per
- * group), or transfers of one rank (each rank counts its own) */
-#define SEQ_COMPARABLE(a, b)                                                                              \
-	"(" a ".op NOT IN ('SEND','RECV') AND " b ".op NOT IN ('SEND','RECV') OR " a ".op IN ('SEND','RECV')" \
-	" AND " b ".op IN ('SEND','RECV') AND " a ".rank = " b ".rank)"
-
 void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev)
 {
 	struct buf ranks = {0};
@@ -151,6 +151,7 @@ void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char 
 	 * watchdogs' reports are late by up to a millisecond or so: each rank
 	 * votes, and a call that more ranks entered after another of them than
 	 * before is not the first; the rest go by their start. */
+	const char *culprits = ranks.len ? ranks.data : "-1";
 	char *sql = sqlite3_mprintf(
 		"WITH w AS (SELECT c.rank, c.pg, c.seq, c.op, c.numel_in, c.event_id, e.time_us,"
 		"   e.time_us - coalesce(field(e.fields, 'ran_ms'), 0) * 1000 AS start"
@@ -170,8 +171,7 @@ void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char 
 		"   WHERE (b.seq, b.op, b.numel_in) IS (c.seq, c.op, c.numel_in)"
 		"   AND EXISTS (SELECT 1 FROM cand m WHERE (m.seq, m.op, m.numel_in) IS (a.seq, a.op, a.numel_in))),"
 		" c.start, c.time_us LIMIT 1",
-		ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1", ranks.len ? ranks.data : "-1",
-		ranks.len ? ranks.data : "-1", next[0] ? next : NULL);
+		culprits, culprits, culprits, culprits, next[0] ? next : NULL);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
 	buf_free(&ranks);
@@ -207,9 +207,9 @@ int64_t diag_wait_into_verdict(struct diagnosis *d)
 		 * other way round) */
 		bool peer = !v_has_culprit(&d->v, (int)q_int(d->db, -1, "SELECT rank FROM collectives WHERE event_id = %lld",
 							  (long long)ev));
-		const char *mine = !peer ? op : strcmp(op, "SEND") == 0 ? "RECV" : strcmp(op, "RECV") == 0 ? "SEND" : op;
-		snprintf(d->v.op, sizeof(d->v.op), "%s", mine);
-		if (mine != op)
+		const char *other = strcmp(op, "SEND") == 0 ? "RECV" : strcmp(op, "RECV") == 0 ? "SEND" : NULL;
+		snprintf(d->v.op, sizeof(d->v.op), "%s", peer && other ? other : op);
+		if (peer && other)
 			snprintf(d->v.peer_op, sizeof(d->v.peer_op), "%s", op);
 	}
 	return ev;
