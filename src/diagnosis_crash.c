@@ -75,15 +75,36 @@ static int64_t first_killed(struct diagnosis *d)
 /* ---- init failure ---- */
 
 /* The rank whose NCCL unique id this rank failed to fetch through the store
- * (PyTorch: "retrieving ncclUniqueId from [N] via c10d key-value store"),
- * -1 if its init errors say nothing of the kind. */
+ * (PyTorch: "retrieving ncclUniqueId from [N] via c10d key-value store ...
+ * keys: /default_pg/0//cuda//0"), -1 if its init errors say nothing of the
+ * kind. N is the root's rank in the group whose keys these are: the global
+ * rank for the default group; for another group, the member at N by
+ * pg_members (matched by the group's name or description), else -1. */
 static int unique_id_root(struct diagnosis *d, int rank)
 {
 	static const char marker[] = "retrieving ncclUniqueId from [";
+	char msg[1024] = "";
+	q_text(d->db, msg, sizeof(msg),
+	       "SELECT m FROM (SELECT field(fields, 'msg') AS m FROM events WHERE rank = %d AND kind = 'py_exception')"
+	       " WHERE instr(m, '%s') > 0 LIMIT 1",
+	       rank, marker);
+	const char *at = strstr(msg, marker);
+	if (!at)
+		return -1;
+	int root = atoi(at + sizeof(marker) - 1);
+	const char *keys = strstr(at, "keys: /");
+	if (!keys)
+		return root;
+	keys += strlen("keys: /");
+	size_t n = strcspn(keys, "/");
+	if ((n == 10 && strncmp(keys, "default_pg", n) == 0) || (n == 1 && keys[0] == '0'))
+		return root;
+	char group[128];
+	snprintf(group, sizeof(group), "%.*s", (int)(n < sizeof(group) ? n : sizeof(group) - 1), keys);
 	return (int)q_int(d->db, -1,
-		"SELECT CAST(substr(m, instr(m, '%s') + %d) AS INTEGER) FROM (SELECT field(fields, 'msg') AS m"
-		" FROM events WHERE rank = %d AND kind = 'py_exception') WHERE instr(m, '%s') > 0 LIMIT 1",
-		marker, (int)sizeof(marker) - 1, rank, marker);
+		"SELECT m.rank FROM pg_members m JOIN process_groups g USING(pg)"
+		" WHERE (g.name = %Q OR g.desc = %Q OR g.pg = %Q) AND m.pg_rank = %d LIMIT 1",
+		group, group, group, root);
 }
 
 /* An init error that says the store (the launcher's TCPStore, served on
