@@ -20,6 +20,7 @@ static const struct {
 } analyses[] = {
 	{"collectives", analysis_collectives}, {"comms", analysis_comms},
 	{"nccl_coll", analysis_nccl_coll},     {"rank_status", analysis_rank_status},
+	{"clocks", analysis_clocks},
 	{"network", analysis_network},         {"sysmsgs", analysis_sysmsgs},
 	{"config", analysis_config},           {"bandwidth", analysis_bandwidth},
 	{"diagnosis", analysis_diagnosis},     {"inventory", analysis_inventory},

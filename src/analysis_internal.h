@@ -14,6 +14,7 @@ void analysis_collectives(sqlite3 *db);  /* process_groups, pg_members, collecti
 void analysis_comms(sqlite3 *db);        /* comms; completes pg_members from NCCL communicators */
 void analysis_nccl_coll(sqlite3 *db);    /* collectives from NCCL COLL lines, where no dump covers them */
 void analysis_rank_status(sqlite3 *db);  /* rank_status */
+void analysis_clocks(sqlite3 *db);       /* clocks: each host's clock offset; a finding when they disagree */
 void analysis_network(sqlite3 *db);      /* network; findings on interfaces, networks, transports */
 void analysis_sysmsgs(sqlite3 *db);      /* sysmsgs; findings on GPU faults and link events */
 void analysis_config(sqlite3 *db);       /* config; findings on settings */

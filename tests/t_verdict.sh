@@ -97,6 +97,20 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz testdata/skewed/*
 	check_eq "verdict/$label/evidence-lines-exist" "$m" "$n"
 done
 
+# host clocks (table clocks, finding clock_offset): the node set half a
+# second ahead is found within 50 ms; no finding where one clock served all
+db=$(ingest_case healthy_clock_ahead skewed)
+check_eq "clocks/skewed/off-host" "gpu-node01" "$(sql "$db" "SELECT host FROM clocks WHERE offset_us BETWEEN 450000 AND 550000")"
+check_eq "clocks/skewed/finding" '["gpu-node01"]' "$(sql "$db" "SELECT hosts FROM findings WHERE kind = 'clock_offset'")"
+check_eq "clocks/skewed/cites" 2 "$(sql "$db" "SELECT count(*) FROM evidence e JOIN findings f USING(finding_id) WHERE f.kind = 'clock_offset'")"
+n=0
+for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
+	set_=$(basename "$(dirname "$tgz")")
+	db=$(ingest_case "$(basename "$tgz" .tar.gz)" "$set_")
+	n=$((n + $(sql "$db" "SELECT count(*) FROM findings WHERE kind = 'clock_offset'")))
+done
+check_eq "clocks/real-jobs/no-finding" 0 "$n"
+
 # variants built from the real jobs
 for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	set_=$(basename "$(dirname "$tgz")")
