@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "case_db.h"
+#include "diagnosis.h"
 #include "findings.h"
 #include "util.h"
 
@@ -114,14 +115,10 @@ static void add_call(struct host_offset *h, const struct note *notes, size_t k, 
 	}
 }
 
-/* the integer of a query with one text parameter, 0 if none */
-static int64_t db_int_text(sqlite3 *db, const char *sql, const char *arg)
+/* a host the finding names: off the hosts' median by half the spread it needs */
+static bool off_median(double rel)
 {
-	sqlite3_stmt *st = db_prepare(db, sql);
-	sqlite3_bind_text(st, 1, arg, -1, SQLITE_STATIC);
-	int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	return v;
+	return rel >= CLOCK_SPREAD_US / 2 || rel <= -CLOCK_SPREAD_US / 2;
 }
 
 static void clock_finding(sqlite3 *db, const struct host_offset *h, size_t n, double median)
@@ -132,7 +129,7 @@ static void clock_finding(sqlite3 *db, const struct host_offset *h, size_t n, do
 	size_t k = 0;
 	for (size_t i = 0; i < n; i++) {
 		double rel = h[i].off - median;
-		if (rel < CLOCK_SPREAD_US / 2 && rel > -CLOCK_SPREAD_US / 2)
+		if (!off_median(rel))
 			continue;
 		if (k)
 			buf_putc(&hosts, ',');
@@ -151,15 +148,14 @@ static void clock_finding(sqlite3 *db, const struct host_offset *h, size_t n, do
 				" offsets in table clocks in mind");
 	/* a call each host off the median saw complete, and one of the median host's */
 	for (size_t i = 0; i < n; i++) {
-		double rel = h[i].off - median;
-		bool off = rel >= CLOCK_SPREAD_US / 2 || rel <= -CLOCK_SPREAD_US / 2;
+		bool off = off_median(h[i].off - median);
 		if (!off && i != n / 2)
 			continue;
 		/* of the largest group (one that spans hosts) */
-		int64_t ev = db_int_text(db, "SELECT c.event_id FROM collectives c JOIN ranks r USING(rank)"
-					     " WHERE r.host = ? AND c.evidence = 'flight recorder' AND c.time_completed_us IS NOT NULL"
-					     " ORDER BY (SELECT g.size FROM process_groups g WHERE g.pg = c.pg) DESC, c.event_id LIMIT 1",
-					 h[i].host);
+		int64_t ev = q_int(db, 0, "SELECT c.event_id FROM collectives c JOIN ranks r USING(rank)"
+					  " WHERE r.host = %Q AND c.evidence = 'flight recorder' AND c.time_completed_us IS NOT NULL"
+					  " ORDER BY (SELECT g.size FROM process_groups g WHERE g.pg = c.pg) DESC, c.event_id LIMIT 1",
+				   h[i].host);
 		if (ev)
 			evidence_add(db, f, ev, off ? "a collective this host saw complete, by its clock"
 						    : "the same on a host near the median");
