@@ -42,8 +42,9 @@ test: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh tests/run.sh
 
-# the scale benchmark: synthesizes 64 / 1,024 / 4,096-rank jobs, times ingest,
-# analyze, report and the TUI against the bsdtar floor, writes BENCHMARKS.md
+# the scale benchmark: synthesizes 64 / 1,024 / 4,096-rank jobs from big and
+# 1,024 / 16,384-rank faulty ones from stall, times ingest, analyze, report
+# and the TUI against the bsdtar floor, writes BENCHMARKS.md
 bench:
 	@$(MAKE) --no-print-directory $(BIN)
 	@NF_BIN=./$(BIN) sh bench/run.sh

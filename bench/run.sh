@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench/run.sh: the scale benchmark (`make bench`). Synthesizes jobs of 64,
-# 1,024 and 4,096 ranks from the corpus job big and a faulty one from stall,
-# then measures on this machine, in this run:
+# 1,024 and 4,096 ranks from the corpus job big and faulty ones of 1,024 and
+# 16,384 ranks from stall (the diagnosis and the report at the scale where a
+# cost that grows with the square of the ranks shows), then measures on this machine, in this run:
 #   floor    bsdtar -xOf JOB > /dev/null (libarchive alone)
 #   ingest   ncclforensic ingest --no-analyze: the case built (wall, CPU,
 #            peak RSS), and its phases (NF_TIMINGS=1: load, indexes,
@@ -18,7 +19,8 @@
 #   NF_BIN=path        binary (default ./ncclforensic)
 #   BENCH_DIR=dir      work directory (default build/bench)
 #   BENCH_SIZES="..."  ranks synthesized from big (default "64 1024 4096")
-#   BENCH_FAULTY=N     ranks synthesized from stall (default 1024; 0: none)
+#   BENCH_FAULTY="..." ranks synthesized from stall (default "1024 16384";
+#                      0 or "": none)
 #   BENCH_REUSE=1      keep synthesized inputs from an earlier run
 #   BENCH_PROFILE=0    no perf profile of the 1,024-rank ingest
 #   BENCH_MD=file      where the report goes (default BENCHMARKS.md; "-": none)
@@ -29,7 +31,7 @@ cd "$(dirname "$0")/.." || exit 2
 BIN=${NF_BIN:-./ncclforensic}
 DIR=${BENCH_DIR:-build/bench}
 SIZES=${BENCH_SIZES:-"64 1024 4096"}
-FAULTY=${BENCH_FAULTY:-1024}
+FAULTY=${BENCH_FAULTY-"1024 16384"}
 MD=${BENCH_MD:-BENCHMARKS.md}
 TIME=/usr/bin/time
 CORPUS=testdata/corpus
@@ -78,7 +80,7 @@ PHASES="$DIR/phases.tsv"
 # input list: name source ranks
 inputs=""
 for n in $SIZES; do inputs="$inputs big-$n:big:$n"; done
-[ "$FAULTY" -gt 0 ] 2>/dev/null && inputs="$inputs stall-$FAULTY:stall:$FAULTY"
+for n in $FAULTY; do [ "$n" -gt 0 ] 2>/dev/null && inputs="$inputs stall-$n:stall:$n"; done
 
 for spec in $inputs; do
 	name=${spec%%:*}; rest=${spec#*:}; src=${rest%%:*}; ranks=${rest#*:}

@@ -599,8 +599,50 @@ struct blocked {
 	char pg[128];
 	long seq, le;
 	int64_t status_ev, wait_ev, wait_t;
+	bool wait_t_known; /* wait_ev, wait_t and op looked up */
 	char op[32];
 };
+
+/* Whether the wait of bl[i] was taken already from another culprit's entry
+ * at the same group and seq (the same call: the peers' wait on it is one),
+ * and copies it: a big group's stuck call reads its members' rows once, not
+ * once per culprit (thousands of copies of a stalled rank at 16,384 ranks). */
+static bool wait_known(struct blocked *bl, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (bl[j].wait_t_known && bl[j].seq == bl[i].seq && strcmp(bl[j].pg, bl[i].pg) == 0) {
+			snprintf(bl[i].op, sizeof(bl[i].op), "%s", bl[j].op);
+			bl[i].wait_ev = bl[j].wait_ev;
+			bl[i].wait_t = bl[j].wait_t;
+			bl[i].wait_t_known = true;
+			return true;
+		}
+	return false;
+}
+
+/* The call the peers of b waited on at its group and seq (op, event) and
+ * since when: the earliest start among them. */
+static void wait_look_up(struct diagnosis *d, struct blocked *b)
+{
+	sqlite3_stmt *w = db_prepare(d->db,
+		"SELECT c.op, c.event_id, coalesce(c.time_created_us, e.time_us - coalesce(field(e.fields,"
+		" 'ran_ms'), 0) * 1000) AS t FROM hang_coll c JOIN events e ON e.event_id = c.event_id"
+		" WHERE c.pg = ?1 AND c.seq = ?2 ORDER BY c.state IN ('timed_out','failed') DESC, t LIMIT 1");
+	sqlite3_bind_text(w, 1, b->pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(w, 2, b->seq);
+	if (sqlite3_step(w) == SQLITE_ROW) {
+		snprintf(b->op, sizeof(b->op), "%s", sqlite3_column_text(w, 0) ? (const char *)sqlite3_column_text(w, 0) : "");
+		b->wait_ev = sqlite3_column_int64(w, 1);
+		b->wait_t = sqlite3_column_int64(w, 2);
+	}
+	sqlite3_finalize(w);
+	/* the earliest collective the peers started and the culprit never did */
+	int64_t tstart = q_int(d->db, T_NONE,
+		"SELECT min(time_created_us) FROM hang_coll WHERE pg = %Q AND seq = %ld", b->pg, b->seq);
+	if (tstart != T_NONE)
+		b->wait_t = tstart;
+	b->wait_t_known = true;
+}
 
 /* PyTorch's desync report (TORCH_NCCL_DESYNC_DEBUG=1) names the lagging
  * ranks itself; it is taken at its word, with its own evidence. */
@@ -1093,23 +1135,8 @@ bool diag_stalled(struct diagnosis *d)
 		struct blocked *b = &bl[i];
 		if (!v_has_culprit(v, b->rank))
 			continue;
-		sqlite3_stmt *w = db_prepare(d->db,
-			"SELECT c.op, c.event_id, coalesce(c.time_created_us, e.time_us - coalesce(field(e.fields,"
-			" 'ran_ms'), 0) * 1000) AS t FROM hang_coll c JOIN events e ON e.event_id = c.event_id"
-			" WHERE c.pg = ?1 AND c.seq = ?2 ORDER BY c.state IN ('timed_out','failed') DESC, t LIMIT 1");
-		sqlite3_bind_text(w, 1, b->pg, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(w, 2, b->seq);
-		if (sqlite3_step(w) == SQLITE_ROW) {
-			snprintf(b->op, sizeof(b->op), "%s", sqlite3_column_text(w, 0) ? (const char *)sqlite3_column_text(w, 0) : "");
-			b->wait_ev = sqlite3_column_int64(w, 1);
-			b->wait_t = sqlite3_column_int64(w, 2);
-		}
-		sqlite3_finalize(w);
-		/* the earliest collective the peers started and the culprit never did */
-		int64_t tstart = q_int(d->db, T_NONE,
-			"SELECT min(time_created_us) FROM hang_coll WHERE pg = %Q AND seq = %ld", b->pg, b->seq);
-		if (tstart != T_NONE)
-			b->wait_t = tstart;
+		if (!wait_known(bl, i))
+			wait_look_up(d, b);
 		if (!pick || b->wait_t < pick->wait_t || (b->wait_t == pick->wait_t && b->rank < pick->rank))
 			pick = b;
 	}

@@ -8,6 +8,7 @@
  * are grouped by identical values, ranks and sources are listed only for
  * small jobs (the JSON report always has everything). */
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -345,6 +346,35 @@ static void cascade_row(struct rcomp *c, struct rc_tb *t, const size_t *rows, si
 	free(ranks);
 }
 
+/* Each row i's group: the first row whose key equals its own (rows without
+ * a key stay alone), through a sort of the keys (a job of thousands of
+ * ranks has as many cascade rows). */
+struct keyed_row {
+	const char *key;
+	size_t row;
+};
+
+static int cmp_keyed_row(const void *a, const void *b)
+{
+	const struct keyed_row *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+	return c ? c : (x->row > y->row) - (x->row < y->row);
+}
+
+static void group_rows_by_key(char *const *key, size_t *group, size_t n)
+{
+	struct keyed_row *order = xmalloc((n ? n : 1) * sizeof(*order));
+	size_t nk = 0;
+	for (size_t i = 0; i < n; i++)
+		if (key[i])
+			order[nk++] = (struct keyed_row){key[i], i};
+	xqsort(order, nk, sizeof(*order), cmp_keyed_row);
+	for (size_t i = 1; i < nk; i++)
+		if (strcmp(order[i].key, order[i - 1].key) == 0)
+			group[order[i].row] = group[order[i - 1].row];
+	free(order);
+}
+
 static void cascade(struct rcomp *c)
 {
 	const struct report_model *m = c->m;
@@ -366,23 +396,25 @@ static void cascade(struct rcomp *c)
 	size_t *group = xcalloc(n, sizeof(size_t)), *rows = xmalloc(n * sizeof(size_t));
 	for (size_t i = 0; i < n; i++) {
 		const struct rm_cascade *k = &m->cascade[i];
-		bool alone = n <= CASCADE_ALL;
-		key[i] = alone ? NULL : norm_what(k->role, k->what);
+		key[i] = n <= CASCADE_ALL ? NULL : norm_what(k->role, k->what);
 		group[i] = i;
-		for (size_t j = 0; j < i && key[i]; j++)
-			if (key[j] && strcmp(key[j], key[i]) == 0) {
-				group[i] = group[j];
-				break;
-			}
+	}
+	group_rows_by_key(key, group, n);
+	/* each group's rows in order: a list through next from first[leader] */
+	size_t *first = xmalloc((n ? n : 1) * sizeof(size_t)), *next = xmalloc((n ? n : 1) * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		first[i] = SIZE_MAX;
+	for (size_t j = n; j-- > 0;) {
+		next[j] = first[group[j]];
+		first[group[j]] = j;
 	}
 	size_t lines = 0, left = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (group[i] != i)
 			continue;
 		size_t nrow = 0;
-		for (size_t j = i; j < n; j++)
-			if (group[j] == i)
-				rows[nrow++] = j;
+		for (size_t j = first[i]; j != SIZE_MAX; j = next[j])
+			rows[nrow++] = j;
 		size_t need = nrow > CASCADE_GROUP ? 1 : nrow;
 		if (lines + need > CASCADE_LINES) {
 			left += nrow;
@@ -404,6 +436,8 @@ static void cascade(struct rcomp *c)
 		free(key[i]);
 	free(key);
 	free(group);
+	free(first);
+	free(next);
 	free(rows);
 }
 

@@ -535,6 +535,12 @@ static enum rm_mark mark_of_class(const char *cls)
 	return MK_ERROR;
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static int cmp_marker(const void *a, const void *b)
 {
 	const struct rm_marker *x = a, *y = b;
@@ -594,20 +600,25 @@ static void load_markers(struct loader *L)
 	fetch_lines(L, w, nw);
 	free(w);
 	free(at);
-	/* an exit the analysis knows of but no line shows */
+	/* an exit the analysis knows of but no line shows (the ranks with an
+	 * exit marker sorted, for a binary search: thousands of ranks have as
+	 * many markers each) */
+	int64_t *exited = xmalloc((m->n_markers ? m->n_markers : 1) * sizeof(*exited));
+	size_t n_exited = 0;
+	for (size_t j = 0; j < m->n_markers; j++)
+		if (m->markers[j].mark == MK_EXIT)
+			exited[n_exited++] = m->markers[j].rank;
+	xqsort(exited, n_exited, sizeof(*exited), cmp_i64);
 	for (size_t i = 0; i < m->n_ranks; i++) {
 		const struct rm_rank *r = &m->ranks[i];
-		bool has_exit = false;
-		for (size_t j = 0; j < m->n_markers; j++)
-			if (m->markers[j].rank == r->rank && m->markers[j].mark == MK_EXIT)
-				has_exit = true;
-		if (r->exit_us == RM_NONE || has_exit)
+		if (r->exit_us == RM_NONE || bsearch(&r->rank, exited, n_exited, sizeof(*exited), cmp_i64))
 			continue;
 		xgrow(&m->markers, &cap, m->n_markers + 1, sizeof(*m->markers));
 		m->markers[m->n_markers++] = (struct rm_marker){
 			.rank = r->rank, .time_us = r->exit_us, .step = RM_NONE, .mark = MK_EXIT, .host = r->host,
 			.label = "exit", .text = r->exit_signal ? r->exit_signal : "exited", .where = "rank_status"};
 	}
+	free(exited);
 	for (size_t i = 0; i < m->n_sysmsgs; i++) {
 		const struct rm_sysmsg *s = &m->sysmsgs[i];
 		if (s->time_us == RM_NONE)
@@ -730,12 +741,6 @@ void rm_fmt_duration(struct buf *b, int64_t us)
 		buf_puts(b, "-");
 	else
 		fmt_span(b, us / 1000);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 bool rm_fmt_ranks(struct buf *b, const int64_t *r, size_t n, size_t max_parts)
