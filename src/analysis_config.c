@@ -74,6 +74,26 @@ static void fill_pg_environments(sqlite3 *db)
 	sqlite3_finalize(ins);
 }
 
+/* A "a, b, c" list of hosts as a summary says it: whole up to HOSTS_ALL
+ * names, else the first HOSTS_NAMED and how many more (a job of thousands of
+ * hosts would otherwise spell them all in one sentence). */
+enum { HOSTS_ALL = 8, HOSTS_NAMED = 4 };
+
+static void append_hosts(struct buf *out, const char *joined)
+{
+	size_t n = 1;
+	for (const char *p = strstr(joined, ", "); p; p = strstr(p + 2, ", "))
+		n++;
+	if (n <= HOSTS_ALL) {
+		buf_puts(out, joined);
+		return;
+	}
+	const char *end = joined;
+	for (int i = 0; i < HOSTS_NAMED; i++)
+		end = strstr(end, ", ") + (i + 1 < HOSTS_NAMED ? 2 : 0);
+	buf_printf(out, "%.*s and %zu more hosts", (int)(end - joined), joined, n - HOSTS_NAMED);
+}
+
 /* JSON arrays of the hosts and ranks where name was set, and "a, b" lists */
 struct where {
 	struct buf hosts_json, ranks_json, hosts, values;
@@ -98,7 +118,7 @@ static void where_set(sqlite3 *db, const char *name, const char *origins, struct
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		buf_puts(&w->hosts_json, col(st, 0));
 		buf_puts(&w->ranks_json, col(st, 1));
-		buf_puts(&w->hosts, col(st, 2));
+		append_hosts(&w->hosts, col(st, 2));
 		buf_puts(&w->values, col(st, 3));
 	}
 	sqlite3_finalize(st);
@@ -266,7 +286,8 @@ static void audit(sqlite3 *db)
 			} else if (nv == 1) {
 				second = n;
 			}
-			buf_printf(&sum, "%s %s on %s", nv ? ";" : "", col(v, 0), col(v, 1));
+			buf_printf(&sum, "%s %s on ", nv ? ";" : "", col(v, 0));
+			append_hosts(&sum, col(v, 1));
 			nv++;
 		}
 		sqlite3_finalize(v);

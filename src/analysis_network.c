@@ -29,9 +29,12 @@
 #define MAX_TR 16
 #define MAX_PLUGINS 6
 
-/* channels per transport: a bitmap of channel ids 0..127 */
+/* channels per transport: a bitmap of channel ids 0..127 (the name as
+ * norm_transport writes it: "NET/<plugin>/GDRDMA" at most; every process
+ * keeps a set of them, 16,384 sets at 16,384 ranks) */
+#define TR_NAME_MAX 48
 struct tr {
-	char name[80];
+	char name[TR_NAME_MAX];
 	uint64_t ch[2];
 };
 struct trset {
@@ -56,7 +59,7 @@ struct chline {
 	long line_no;
 	int run; /* channel lines of one run: no other NCCL event of the process between them */
 	int channel, src, dst, dir; /* dir: 0 none, 1 send, 2 receive */
-	char src_dev[32], dst_dev[32], tr[80];
+	char src_dev[32], dst_dev[32], tr[TR_NAME_MAX];
 };
 
 struct plugin_devs {

@@ -4,6 +4,7 @@
  * one block per source being read, whatever the input size. */
 #include "ingest.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1666,6 +1667,10 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	int rc = walk_input(o->input, &in.limits, &sink, &in.stats, &err);
 	pipe_finish(&in);
 	progress_done(&in.prog);
+	/* the reader's and the writer's buffers are freed but kept by the
+	 * allocator's per-thread arenas: given back, so that the analyses'
+	 * memory does not add to them (at 16,384 ranks ~20 MiB of the peak) */
+	malloc_trim(0);
 	phase_done("load");
 	sum->bytes = in.stats.bytes;
 	sum->limit_hit = in.stats.limit_hit;

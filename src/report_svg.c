@@ -108,21 +108,53 @@ static struct row *add_row(struct svg *g, const struct host *h, size_t nranks)
 	return r;
 }
 
+struct rank_at {
+	const char *host;
+	size_t i; /* index into m->ranks */
+};
+
+static int cmp_rank_at(const void *a, const void *b)
+{
+	const struct rank_at *x = a, *y = b;
+	int c = strcmp(x->host, y->host);
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+static int cmp_host_first(const void *a, const void *b)
+{
+	const struct host *x = a, *y = b;
+	return (x->idx[0] > y->idx[0]) - (x->idx[0] < y->idx[0]);
+}
+
+/* The hosts in order of their first rank, each with the indexes of its
+ * ranks in *idx (one array for all: a sort, where thousands of hosts made
+ * looking each rank's host up in a list cost ranks x hosts). */
+static size_t group_hosts(const struct report_model *m, struct host *hs, size_t **idx)
+{
+	size_t n = m->n_ranks, nh = 0;
+	struct rank_at *at = xmalloc((n ? n : 1) * sizeof(*at));
+	for (size_t i = 0; i < n; i++)
+		at[i] = (struct rank_at){m->ranks[i].host ? m->ranks[i].host : "?", i};
+	xqsort(at, n, sizeof(*at), cmp_rank_at);
+	*idx = xmalloc((n ? n : 1) * sizeof(size_t));
+	for (size_t i = 0; i < n; i++) {
+		(*idx)[i] = at[i].i;
+		if (i == 0 || strcmp(at[i].host, at[i - 1].host) != 0)
+			hs[nh++] = (struct host){.name = at[i].host, .idx = *idx + i};
+		hs[nh - 1].n++;
+		hs[nh - 1].culprit |= m->ranks[at[i].i].culprit;
+	}
+	free(at);
+	xqsort(hs, nh, sizeof(*hs), cmp_host_first);
+	return nh;
+}
+
 static void build_rows(struct svg *g)
 {
 	const struct report_model *m = g->m;
 	struct host *hs = xcalloc(m->n_ranks + 1, sizeof(*hs));
-	size_t nh = 0;
-	for (size_t i = 0; i < m->n_ranks; i++) { /* hosts in order of their first rank */
-		size_t h = 0;
-		while (h < nh && !same_str(hs[h].name, m->ranks[i].host))
-			h++;
-		if (h == nh)
-			hs[nh++] = (struct host){.name = m->ranks[i].host ? m->ranks[i].host : "?",
-						 .idx = xmalloc(m->n_ranks * sizeof(size_t))};
-		hs[h].idx[hs[h].n++] = i;
-		hs[h].culprit |= m->ranks[i].culprit;
-	}
+	size_t *idx;
+	size_t nh = group_hosts(m, hs, &idx);
 	for (size_t h = 0; h < nh; h++) {
 		struct host *H = &hs[h];
 		if (m->n_ranks <= RM_RANK_ROWS) {
@@ -192,10 +224,9 @@ static void build_rows(struct svg *g)
 		}
 		r->tip = t.data;
 	}
-	for (size_t h = 0; h < nh; h++) {
-		free(hs[h].idx);
+	for (size_t h = 0; h < nh; h++)
 		free(hs[h].sig);
-	}
+	free(idx);
 	free(hs);
 }
 

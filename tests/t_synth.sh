@@ -96,6 +96,8 @@ for pg in $pgs; do
 done
 [ -n "$pgs" ] || badpg=1
 check_eq "synth/stall-256/DIAGNOSIS/group-is-a-copy-of-tp1" 0 "$badpg"
+# a setting made on all 128 hosts: its finding names four and counts the rest
+check_eq "synth/stall-256/findings-name-few-hosts" "1 0" "$(sql "$S/st256.db" "SELECT count(*) > 0, sum(length(summary) > 600) FROM findings WHERE summary LIKE '%gpu-node%4 and 124 more hosts%'" | tr '\t' ' ')"
 rm -rf "$S/a" "$S/b"
 
 # --- a hang no watchdog reported, at scale -----------------------------------
