@@ -15,7 +15,8 @@
 	"'nccl_error_code','nccl_error_exception','nccl_socket_closed','nccl_socket_truncated',"               \
 	"'nccl_ib_completion_error','nccl_ib_async_event','nccl_ibv_failed','nccl_cuda_failure',"             \
 	"'nccl_ring_error','nccl_no_socket_if','nccl_net_no_interface','nccl_warn','app_error',"              \
-	"'c10_exception_raised','pg_desync_timeout_at')"
+	"'c10_exception_raised','pg_desync_timeout_at','pg_check_mismatch','pg_check_absent','pg_check_waited',"     \
+	"'pg_check_failed','gloo_connection_lost')"
 
 static const char status_sql[] =
 	"DELETE FROM rank_status;\n"

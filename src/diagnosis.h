@@ -69,7 +69,7 @@ struct diagnosis {
 	bool completed;       /* the launcher or the app said it finished */
 	bool untimed_hang;    /* no failure, no end: the causes try a hang nobody reported */
 	bool any_dump;
-	bool past_init;        /* some rank got past NCCL's init (rank_status.init_complete) */
+	bool past_init;        /* some rank got past NCCL's init (rank_status.init_complete, or a training step logged) */
 	bool has_fr;          /* the case has flight-recorder entries */
 	struct verdict v;
 };
@@ -107,6 +107,8 @@ bool diag_app_exception(struct diagnosis *d);
 bool diag_rank_exited(struct diagnosis *d);
 bool diag_rank_left(struct diagnosis *d); /* a rank whose process ended, without an error, before the failure */
 bool diag_rank_vanished(struct diagnosis *d); /* diagnosis_vanished.c: died unreported, its peers' connections closed */
+bool diag_check_mismatch(struct diagnosis *d); /* diagnosis_checks.c: PyTorch's collective check found different calls */
+bool diag_check_skip(struct diagnosis *d);     /* diagnosis_checks.c: a rank past a check its group waited in */
 /* The first lost connection (closed by the remote end, NCCL's remote error)
  * if it is the job's first failure: at t0 (to the second), no watchdog timed
  * out before it. Its event (0 if none), its time in *when. */
@@ -130,6 +132,11 @@ void diag_responsiveness(struct diagnosis *d);
  * event that says so): the earliest-started timed-out collective, in a group
  * a culprit belongs to when the members are known. */
 void diag_first_wait(struct diagnosis *d, char *pg, size_t pgn, long *seq, char *op, size_t opn, int64_t *ev);
+/* The call the group's history predicts at seq (the shortest period that
+ * repeats over its known past): its operation, input size (-1 unknown) and
+ * element type ("" unknown). false when the history says nothing. */
+bool diag_predict_call(struct diagnosis *d, const char *pg, long seq, char *op, size_t opn, int64_t *numel_in,
+		       char *dtype, size_t dn);
 /* The same, written into the verdict's group, seq and op where unset; returns the event. */
 int64_t diag_wait_into_verdict(struct diagnosis *d);
 

@@ -427,6 +427,7 @@ static bool consequence_exception(const char *type, const char *msg)
 		"NCCL", "nccl", "Watchdog", "watchdog", "ProcessGroup", "timed out", "Timed out", "timeout",
 		"remote process", "communicator", "TCPStore", "Connection reset", "Broken pipe", "Connection closed",
 		"ChildFailedError", "DistBackendError", "DistNetworkError", "DistStoreError", "SIGTERM", "SignalException",
+		"monitoredBarrier", "Detected mismatch between collectives", /* PyTorch's collective checks */
 	};
 	for (size_t i = 0; i < ARRAY_LEN(words); i++)
 		if (strstr(type, words[i]) || strstr(msg, words[i]))
@@ -576,6 +577,13 @@ bool diag_rank_exited(struct diagnosis *d)
 	int64_t others = others_first_failure(d, v, first->rank);
 	if (first->exit_t != T_NONE && others != T_NONE && first->exit_t > others + SLACK_US)
 		return false;
+	/* a rank with no line of its own in the bundle (only its launcher's
+	 * report): an exit reported after the others failed says nothing of
+	 * who went first (an exit status of its own error, which is not here) */
+	if (first->exit_t != T_NONE && others != T_NONE && first->exit_t > others &&
+	    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND substr(kind, 1, 9) <> 'torchrun_')",
+		   first->rank))
+		return false;
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
 		if (external_exit(r) && (r == first || (r->exit_t != T_NONE && first->exit_t != T_NONE &&
@@ -665,7 +673,8 @@ static void left_at(struct diagnosis *d, int64_t *when, int64_t *ev, bool *untim
 		untimed[i] = false;
 	}
 	char *sql = sqlite3_mprintf(
-		"SELECT rank, time_us, event_id FROM events WHERE kind IN ('pg_destroy_warning', 'nccl_comm_teardown')"
+		"SELECT rank, CASE WHEN clock = 'inherited' THEN NULL ELSE time_us END, event_id FROM events"
+		" WHERE kind IN ('pg_destroy_warning', 'nccl_comm_teardown')"
 		" AND rank IS NOT NULL"
 		" AND (kind = 'pg_destroy_warning' OR field(fields, 'nranks') = %d)", d->world);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
@@ -691,6 +700,18 @@ static void left_at(struct diagnosis *d, int64_t *when, int64_t *ev, bool *untim
 	sqlite3_finalize(st);
 }
 
+/* Whether the rank logged an error or a timeout of its own above line ev in
+ * the same file: its clocks may say otherwise (a C++ warning stamped before
+ * the exception printed above it), the order of its own lines does not. */
+static bool error_before(struct diagnosis *d, int rank, int64_t ev)
+{
+	return ev && q_int(d->db, 0,
+			   "SELECT EXISTS (SELECT 1 FROM events l JOIN events e ON e.source_id = l.source_id"
+			   " AND e.line_no < l.line_no WHERE l.event_id = %lld AND e.rank = %d"
+			   " AND e.class IN ('error', 'timeout'))",
+			   (long long)ev, rank);
+}
+
 bool diag_rank_left(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -713,7 +734,7 @@ bool diag_rank_left(struct diagnosis *d)
 		int64_t ev = evs[i];
 		/* before anyone failed, and not after an error or a timeout of its own */
 		if (when[i] == T_NONE || when[i] >= d->t0 || (r->first_error_t != T_NONE && r->first_error_t <= when[i]) ||
-		    (r->first_timeout_t != T_NONE && r->first_timeout_t <= when[i])) {
+		    (r->first_timeout_t != T_NONE && r->first_timeout_t <= when[i]) || error_before(d, r->rank, ev)) {
 			when[i] = T_NONE;
 			continue;
 		}

@@ -306,6 +306,18 @@ static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *e
 	return false;
 }
 
+bool diag_predict_call(struct diagnosis *d, const char *pg, long seq, char *op, size_t opn, int64_t *numel_in,
+		       char *dtype, size_t dn)
+{
+	struct sig expect;
+	if (!predict(d, pg, seq, &expect))
+		return false;
+	snprintf(op, opn, "%s", expect.op);
+	*numel_in = expect.in;
+	snprintf(dtype, dn, "%s", expect.dtype);
+	return true;
+}
+
 /* One place where ranks disagree: each rank's call and who deviated. */
 struct site {
 	char pg[128];
@@ -1336,6 +1348,9 @@ bool diag_unresponsive(struct diagnosis *d)
 	fmt_time(last_t, t, sizeof(t));
 	fmt_time(d->t0, t0, sizeof(t0));
 	struct rank_facts *r0 = diag_rank(d, silent[0]);
+	/* TORCH_DISTRIBUTED_DEBUG=DETAIL: the others gave up in the checks'
+	 * barriers (diagnosis_checks.c), not in NCCL's watchdog */
+	int64_t checks = q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'pg_check_absent'");
 	if (whole_host)
 		buf_printf(&v->summary, "Every rank of %s (rank%s %s) went silent", r0->host, ns > 1 ? "s" : "", l.data);
 	else
@@ -1349,8 +1364,13 @@ bool diag_unresponsive(struct diagnosis *d)
 			   t0, ns > 1 ? "them" : "it", ns > 1 ? "their" : "its", ns > 1 ? "es" : "",
 			   ns > 1 ? ": which of them went first, only the launcher's report would tell" : "");
 	else
-		buf_printf(&v->summary, " without exiting: nothing from %s while the other ranks timed out from %s on and %s",
-			   ns > 1 ? "them" : "it", t0, d->any_dump ? "answered the dump request" : "went on logging");
+		buf_printf(&v->summary, " without exiting: nothing from %s while the other ranks %s from %s on and %s",
+			   ns > 1 ? "them" : "it",
+			   !checks ? "timed out"
+			   : ns > 1 ? "failed PyTorch's collective checks (barriers they never reached)"
+				    : "failed PyTorch's collective checks (barriers it never reached)",
+			   t0,
+			   d->any_dump ? "answered the dump request" : "went on logging");
 	if (d->any_dump && !ended)
 		buf_printf(&v->summary, ", and no flight-recorder dump from %s", ns > 1 ? "them" : "it");
 	buf_putc(&v->summary, '.');
@@ -1380,6 +1400,7 @@ bool diag_unresponsive(struct diagnosis *d)
 				      silent[i], (long long)d->t0),
 			     "last sign of life");
 	v_cite_event(v, wev, "peers waiting");
+	v_cite_event(v, checks, "a check's barrier that gave up waiting");
 	if (d->any_dump)
 		v_missing(v, "flight-recorder dumps of ranks %s (they never wrote one)", l.data);
 	buf_free(&hosts);

@@ -100,6 +100,10 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 			d->past_init = true;
 	}
 	sqlite3_finalize(st);
+	/* without NCCL's INFO lines or a dump, a training step logged shows that
+	 * its collectives ran: the communicators were up */
+	if (!d->past_init && q_int(db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'app_step')"))
+		d->past_init = true;
 
 	/* world size: what the logs say, else what we saw */
 	d->world = (int)q_int(db, 0,

@@ -28,7 +28,8 @@ int64_t diag_first_lost_connection(struct diagnosis *d, int64_t *when)
 {
 	int64_t ev = q_int(d->db, 0,
 		"SELECT event_id FROM events WHERE rank IS NOT NULL AND time_us BETWEEN %lld AND %lld"
-		" AND (kind = 'nccl_socket_closed' OR (kind = 'nccl_error_code' AND field(fields, 'code') = 'ncclRemoteError')"
+		" AND (kind IN ('nccl_socket_closed', 'gloo_connection_lost')"
+		"  OR (kind = 'nccl_error_code' AND field(fields, 'code') = 'ncclRemoteError')"
 		/* a connection to the peer reset or refused: its process is gone */
 		"  OR (kind IN ('nccl_socket_call_failed', 'nccl_socket_connect_failed', 'nccl_last_error_text')"
 		"      AND (field(fields, 'msg') LIKE '%%Connection reset by peer%%'"

@@ -1,0 +1,383 @@
+/* diagnosis_checks.c: what PyTorch's own collective checks said
+ * (TORCH_DISTRIBUTED_DEBUG=DETAIL). Before each collective every rank of the
+ * group meets the others in a barrier over gloo and compares the
+ * collective's fingerprint (operation, input shape, element type) with
+ * theirs; a difference stops the job with "Detected mismatch between
+ * collectives" on every rank of the group, before NCCL ever sees the call.
+ * The lines name group ranks of a group they do not name: the group is the
+ * one (of the flight recorder's groups or NCCL's communicators) in which
+ * every reporting rank has the group rank it reports for itself. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "case_db.h"
+#include "diagnosis.h"
+
+enum { MAX_GROUP = 4096 };
+
+/* One rank's collective as its fingerprint describes it. */
+struct print {
+	bool known;
+	char op[32];
+	int64_t numel; /* -1: none given (a call without tensors) */
+	char dtype[24];
+	int64_t event_id; /* its own report, 0 if only a peer reported it */
+};
+
+static int64_t shape_numel(const char *shape)
+{
+	if (!shape || !*shape)
+		return -1;
+	int64_t n = 1;
+	for (const char *p = shape; *p;) {
+		char *end;
+		long long v = strtoll(p, &end, 10);
+		if (end == p)
+			break;
+		n *= v;
+		p = end;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	return n;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+static bool print_eq(const struct print *a, const struct print *b)
+{
+	return strcmp(a->op, b->op) == 0 && a->numel == b->numel && strcmp(a->dtype, b->dtype) == 0;
+}
+
+/* "ALLREDUCE of 4096 Float elements" */
+static void print_text(const struct print *p, struct buf *out)
+{
+	buf_puts(out, p->op);
+	if (p->numel >= 0)
+		buf_printf(out, " of %lld%s%s elements", (long long)p->numel, p->dtype[0] ? " " : "", p->dtype);
+}
+
+static void col_copy(sqlite3_stmt *st, int c, char *out, size_t n)
+{
+	const char *s = (const char *)sqlite3_column_text(st, c);
+	snprintf(out, n, "%s", s ? s : "");
+}
+
+static void set_print(struct print *p, sqlite3_stmt *st, int c, int64_t ev)
+{
+	if (p->known && (p->event_id || !ev))
+		return;
+	col_copy(st, c, p->op, sizeof(p->op));
+	p->numel = shape_numel((const char *)sqlite3_column_text(st, c + 1));
+	col_copy(st, c + 2, p->dtype, sizeof(p->dtype));
+	p->known = true;
+	p->event_id = ev;
+}
+
+/* The group the reports were made in: the group (or communicator) where the
+ * most reporting ranks have the group rank they report for themselves;
+ * among those the smallest (every rank of the group raises, so a group of
+ * two reported by two ranks is theirs, not the whole job's where they happen
+ * to be ranks 0 and 1 too), the flight recorder's names before NCCL's
+ * communicators. */
+static bool check_group(struct diagnosis *d, char *key, size_t n)
+{
+	return q_text(d->db, key, n,
+		"WITH m(grp, rank, grank, size, named) AS ("
+		"  SELECT pg, rank, pg_rank, (SELECT count(*) FROM pg_members x WHERE x.pg = p.pg), 1 FROM pg_members p"
+		"  UNION ALL SELECT coalesce(pg, comm_id), rank, comm_rank, nranks, pg IS NOT NULL FROM comms),"
+		" r AS (SELECT rank, field(fields, 'self_rank') AS s, field(fields, 'other_rank') AS o FROM events"
+		"  WHERE kind = 'pg_check_mismatch' AND rank IS NOT NULL)"
+		" SELECT m.grp FROM r JOIN m ON m.rank = r.rank AND m.grank = r.s AND m.size > r.o"
+		" GROUP BY m.grp ORDER BY count(DISTINCT r.rank) DESC, max(m.size), max(m.named) DESC, m.grp LIMIT 1");
+}
+
+/* The members of the group the checks ran in, by group rank (-1: unknown),
+ * into *member; the group's size, 0 if none fits. Where no known group fits
+ * (no flight-recorder dump, NCCL's INFO lines off), the reporting ranks
+ * themselves: every rank of the group raises, each giving its own group
+ * rank. */
+static int group_map(struct diagnosis *d, const char *key, int **member)
+{
+	int size = key[0] ? (int)q_int(d->db, 0,
+				       "SELECT max(n) FROM (SELECT count(*) AS n FROM pg_members WHERE pg = %Q"
+				       " UNION ALL SELECT max(nranks) FROM comms WHERE coalesce(pg, comm_id) = %Q)",
+				       key, key)
+			   : (int)q_int(d->db, 0,
+					"SELECT max(max(field(fields, 'self_rank')), max(field(fields, 'other_rank'))) + 1"
+					" FROM events WHERE kind = 'pg_check_mismatch' AND rank IS NOT NULL");
+	if (size <= 1 || size > MAX_GROUP)
+		return 0;
+	*member = xmalloc((size_t)size * sizeof(**member));
+	for (int i = 0; i < size; i++)
+		(*member)[i] = -1;
+	sqlite3_stmt *st = db_prepare(d->db, key[0]
+		? "SELECT g, rank FROM (SELECT rank, pg_rank AS g FROM pg_members WHERE pg = ?1"
+		  " UNION ALL SELECT rank, comm_rank FROM comms WHERE coalesce(pg, comm_id) = ?1) ORDER BY rank DESC"
+		: "SELECT field(fields, 'self_rank'), rank FROM events WHERE kind = 'pg_check_mismatch'"
+		  " AND rank IS NOT NULL ORDER BY event_id DESC");
+	if (key[0])
+		sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int g = sqlite3_column_int(st, 0);
+		if (g >= 0 && g < size)
+			(*member)[g] = sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	return size;
+}
+
+/* " (ranks 1, 3, 5)": the members of a group as the map has them */
+static void group_members(const int *member, int size, struct buf *out)
+{
+	int *r = xmalloc((size_t)(size > 0 ? size : 1) * sizeof(*r));
+	size_t n = 0;
+	for (int i = 0; i < size; i++)
+		if (member[i] >= 0)
+			r[n++] = member[i];
+	if (n) {
+		xqsort(r, n, sizeof(*r), cmp_int);
+		buf_puts(out, " (ranks ");
+		fmt_rank_list(r, n, out);
+		buf_putc(out, ')');
+	}
+	free(r);
+}
+
+bool diag_check_mismatch(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	char key[128] = "";
+	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_mismatch')"))
+		return false;
+	if (!check_group(d, key, sizeof(key)))
+		key[0] = '\0';
+	int *member = NULL;
+	int size = group_map(d, key, &member);
+	if (!size)
+		return false;
+	struct print *fp = xcalloc((size_t)size, sizeof(*fp));
+	int64_t first_ev = 0, first_t = T_NONE;
+	long check_seq = -1;
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT e.event_id, e.time_us, field(e.fields, 'self_rank'), norm_op(field(e.fields, 'self_op')),"
+		" field(e.fields, 'self_shape'), field(e.fields, 'self_dtype'), field(e.fields, 'other_rank'),"
+		" norm_op(field(e.fields, 'other_op')), field(e.fields, 'other_shape'), field(e.fields, 'other_dtype'),"
+		" field(e.fields, 'self_seq')"
+		", e.rank FROM events e WHERE e.kind = 'pg_check_mismatch' AND e.rank IS NOT NULL"
+		" ORDER BY e.time_us IS NULL, e.time_us, e.event_id");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int self = sqlite3_column_int(st, 2), other = sqlite3_column_int(st, 6);
+		/* a report of this group: its rank is the member it says it is */
+		if (self < 0 || self >= size || other < 0 || other >= size || member[self] != sqlite3_column_int(st, 11))
+			continue;
+		int64_t ev = sqlite3_column_int64(st, 0);
+		if (!first_ev) {
+			first_ev = ev;
+			first_t = sqlite3_column_type(st, 1) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, 1);
+			check_seq = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, 10);
+		}
+		set_print(&fp[self], st, 3, ev);
+		set_print(&fp[other], st, 7, 0);
+	}
+	sqlite3_finalize(st);
+	/* the call the group was at: one past the last NCCL or the flight
+	 * recorder saw of it, where they saw it at all */
+	long seq = key[0] ? (long)q_int(d->db, 0, "SELECT max(seq) FROM collectives WHERE pg = %Q", key) : 0;
+	seq = seq > 0 ? seq + 1 : -1;
+	/* who deviated: the majority of the known calls, else the group's history */
+	int best = -1, best_n = 0, known = 0;
+	bool tie = false;
+	for (int i = 0; i < size; i++) {
+		if (!fp[i].known)
+			continue;
+		known++;
+		int c = 0;
+		for (int j = 0; j < size; j++)
+			c += fp[j].known && print_eq(&fp[i], &fp[j]);
+		if (c > best_n)
+			best = i, best_n = c, tie = false;
+		else if (c == best_n && !print_eq(&fp[i], &fp[best]))
+			tie = true;
+	}
+	const char *how = NULL;
+	struct print expect = {0};
+	if (best >= 0 && !tie && 2 * best_n > known) {
+		expect = fp[best];
+		how = "the majority of the group";
+	} else if (seq > 0) {
+		char op[32] = "", dtype[24] = "";
+		int64_t numel = -1;
+		if (diag_predict_call(d, key, seq, op, sizeof(op), &numel, dtype, sizeof(dtype))) {
+			int matching = 0;
+			for (int i = 0; i < size; i++)
+				matching += fp[i].known && strcmp(fp[i].op, op) == 0 &&
+					    (numel < 0 || fp[i].numel < 0 || fp[i].numel == numel) &&
+					    (!dtype[0] || !fp[i].dtype[0] || strcmp(fp[i].dtype, dtype) == 0);
+			if (matching > 0 && matching < known) {
+				for (int i = 0; i < size && !how; i++)
+					if (fp[i].known && strcmp(fp[i].op, op) == 0 &&
+					    (numel < 0 || fp[i].numel < 0 || fp[i].numel == numel) &&
+					    (!dtype[0] || !fp[i].dtype[0] || strcmp(fp[i].dtype, dtype) == 0)) {
+						expect = fp[i];
+						how = "the group's own history";
+					}
+			}
+		}
+	}
+	int deviant_g = -1;
+	for (int i = 0; i < size; i++) {
+		if (!fp[i].known || (how && print_eq(&fp[i], &expect)))
+			continue;
+		int rank = member[i];
+		if (rank < 0)
+			continue;
+		v_culprit(v, rank);
+		if (deviant_g < 0)
+			deviant_g = i;
+	}
+	if (v->nculprits == 0 || deviant_g < 0) {
+		free(fp);
+		free(member);
+		v->nculprits = 0;
+		return false;
+	}
+	v->outcome = "crash";
+	v->cause = "collective_mismatch";
+	v->confidence = how ? "high" : "low";
+	v->first_failure_t = first_t != T_NONE ? first_t : d->t0;
+	if (key[0])
+		diag_pg_display(d, key, v->pg, sizeof(v->pg));
+	v->seq = seq;
+	snprintf(v->op, sizeof(v->op), "%s", how ? expect.op : fp[deviant_g].op);
+	struct buf who = {0}, call = {0};
+	rank_desc(d, v->culprits[0], &who);
+	print_text(&fp[deviant_g], &call);
+	buf_printf(&v->summary, "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) stopped the job: %s called %s",
+		   who.data, call.data);
+	if (v->nculprits > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " (ranks %s deviated)", l.data);
+		buf_free(&l);
+	}
+	buf_printf(&v->summary, " as its next collective of %s%s", v->pg[0] ? "group " : "the group", v->pg);
+	group_members(member, size, &v->summary);
+	if (seq > 0)
+		buf_printf(&v->summary, ", #%ld", seq);
+	if (check_seq >= 0)
+		buf_printf(&v->summary, " (the check's own count %ld)", check_seq);
+	if (how) {
+		buf_clear(&call);
+		print_text(&expect, &call);
+		buf_printf(&v->summary, ", where the others called %s; the deviation was told from %s.", call.data, how);
+	} else {
+		buf_puts(&v->summary, ", and the others called something else; which side deviated cannot be told from"
+				      " these logs (no majority, no history of the group): every rank that differs is named.");
+	}
+	buf_puts(&v->summary, " The check raises on every rank of the group before NCCL runs the call: nothing hung,"
+			      " the other ranks' failures followed.");
+	v_cite_event(v, fp[deviant_g].event_id ? fp[deviant_g].event_id : first_ev, "the collective check");
+	for (int i = 0; i < size; i++)
+		if (i != deviant_g && fp[i].event_id && !(how && !print_eq(&fp[i], &expect))) {
+			v_cite_event(v, fp[i].event_id, "a peer's check");
+			break;
+		}
+	buf_free(&who);
+	buf_free(&call);
+	free(fp);
+	free(member);
+	return true;
+}
+
+/* ---- a rank that went past a check its group waited in ---- */
+
+/* The members of the groups the checks may have run in, as SQL (grp, rank,
+ * grank, size): the flight recorder's groups and NCCL's communicators. */
+#define CHECK_GROUPS                                                                                        \
+	"m(grp, rank, grank, size) AS (SELECT pg, rank, pg_rank, (SELECT count(*) FROM pg_members x"          \
+	" WHERE x.pg = p.pg) FROM pg_members p UNION ALL SELECT coalesce(pg, comm_id), rank, comm_rank, nranks" \
+	" FROM comms)"
+
+bool diag_check_skip(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	/* each rank a check's barrier waited for in vain, in each group of
+	 * three or more where the reporting rank is the barrier's rank 0 */
+	sqlite3_stmt *st = db_prepare(d->db,
+		"WITH " CHECK_GROUPS
+		" SELECT DISTINCT a.rank, m.grp, e.event_id FROM events e"
+		" JOIN json_each('[' || field(e.fields, 'ranks') || ']') j"
+		" JOIN m r ON r.rank = e.rank AND r.grank = field(e.fields, 'root') AND r.size >= 3"
+		" JOIN m a ON a.grp = r.grp AND a.grank = j.value"
+		" JOIN m ON m.grp = r.grp AND m.rank = a.rank"
+		" WHERE e.kind = 'pg_check_absent' AND e.rank IS NOT NULL"
+		" ORDER BY e.time_us IS NULL, e.time_us, e.event_id");
+	int rank = -1;
+	char grp[128] = "";
+	int64_t ev = 0;
+	long ahead_of = -1;
+	bool several = false;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int a = sqlite3_column_int(st, 0);
+		const char *g = (const char *)sqlite3_column_text(st, 1);
+		struct rank_facts *f = diag_rank(d, a);
+		/* it was itself in a check: not stuck in host code */
+		if (!f || f->last_step < 0 ||
+		    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND kind IN"
+				     " ('pg_check_absent', 'pg_check_waited', 'pg_check_failed'))", a))
+			continue;
+		/* and ahead of every other member of the group: past the call */
+		long others = (long)q_int(d->db, -1,
+			"WITH " CHECK_GROUPS " SELECT max(s.last_step) FROM m JOIN rank_status s USING(rank)"
+			" WHERE m.grp = %Q AND m.rank <> %d", g, a);
+		if (others < 0 || f->last_step <= others)
+			continue;
+		if (rank >= 0 && rank != a)
+			several = true;
+		if (rank < 0) {
+			rank = a;
+			snprintf(grp, sizeof(grp), "%s", g);
+			ev = sqlite3_column_int64(st, 2);
+			ahead_of = others;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rank < 0 || several)
+		return false;
+	struct rank_facts *f = diag_rank(d, rank);
+	v_culprit(v, rank);
+	v->outcome = "crash";
+	v->cause = "collective_mismatch";
+	v->confidence = "medium";
+	v->first_failure_t = d->t0;
+	diag_pg_display(d, grp, v->pg, sizeof(v->pg));
+	struct buf who = {0}, members = {0};
+	rank_desc(d, rank, &who);
+	int *member = NULL;
+	int size = group_map(d, grp, &member);
+	group_members(member, size, &members);
+	free(member);
+	buf_printf(&v->summary,
+		   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited for"
+		   " %s in vain, while it was already in a later check elsewhere (its last step %ld, the others' %ld): it"
+		   " went past a collective of that group that the others were waiting to run (a skipped call). Their"
+		   " checks then failed one after the other.",
+		   v->pg, members.data ? members.data : "", who.data, f->last_step, ahead_of);
+	buf_free(&members);
+	v_cite_event(v, ev, "the check's barrier that waited for it");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT event_id FROM events WHERE rank = %d AND kind IN ('pg_check_absent',"
+			      " 'pg_check_waited', 'pg_check_failed') ORDER BY time_us IS NULL, time_us, event_id LIMIT 1",
+			      rank),
+		     "its own check, further on");
+	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM events WHERE rank = %d AND kind = 'app_step'", rank),
+		     "its last step");
+	buf_free(&who);
+	return true;
+}
