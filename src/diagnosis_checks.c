@@ -14,7 +14,23 @@
 #include "case_db.h"
 #include "diagnosis.h"
 
-enum { MAX_GROUP = 4096 };
+enum { MAX_GROUP = 1 << 16 }; /* members of one group, at most */
+
+/* temp.check_groups(grp, rank, grank, size, named): the members of the
+ * groups the checks may have run in, the flight recorder's groups (named)
+ * and NCCL's communicators (named where the comms analysis matched them to
+ * a group), indexed for the lookups of a rank's group rank (thousands of
+ * reports at thousands of ranks). */
+static void check_groups_table(struct diagnosis *d)
+{
+	db_exec(d->db,
+		"DROP TABLE IF EXISTS temp.check_groups;"
+		"CREATE TEMP TABLE check_groups AS SELECT p.pg AS grp, p.rank, p.pg_rank AS grank, s.n AS size, 1 AS named"
+		"  FROM pg_members p JOIN (SELECT pg, count(*) AS n FROM pg_members GROUP BY pg) s USING(pg)"
+		"  UNION ALL SELECT coalesce(pg, comm_id), rank, comm_rank, nranks, pg IS NOT NULL FROM comms;"
+		"CREATE INDEX temp.check_groups_rank ON check_groups(rank, grank);"
+		"CREATE INDEX temp.check_groups_grp ON check_groups(grp, grank);");
+}
 
 /* One rank's collective as its fingerprint describes it. */
 struct print {
@@ -79,35 +95,42 @@ static void set_print(struct print *p, sqlite3_stmt *st, int c, int64_t ev)
 	p->event_id = ev;
 }
 
-/* The group the reports were made in: the group (or communicator) where the
- * most reporting ranks have the group rank they report for themselves;
- * among those the smallest (every rank of the group raises, so a group of
- * two reported by two ranks is theirs, not the whole job's where they happen
- * to be ranks 0 and 1 too), the flight recorder's names before NCCL's
- * communicators. */
-static bool check_group(struct diagnosis *d, char *key, size_t n)
+/* The groups the reports were made in, earliest report first, into
+ * *groups: for each report the group (or communicator) in which the most
+ * reporting ranks have the group rank they report for themselves, the
+ * smallest of those (every rank of the group raises, so a group of two
+ * reported by two ranks is theirs, not the whole job's where they happen to
+ * be ranks 0 and 1 too), the flight recorder's names before NCCL's
+ * communicators. Their number. */
+static size_t check_groups_of_reports(struct diagnosis *d, char (**groups)[128])
 {
-	return q_text(d->db, key, n,
-		"WITH m(grp, rank, grank, size, named) AS ("
-		"  SELECT pg, rank, pg_rank, (SELECT count(*) FROM pg_members x WHERE x.pg = p.pg), 1 FROM pg_members p"
-		"  UNION ALL SELECT coalesce(pg, comm_id), rank, comm_rank, nranks, pg IS NOT NULL FROM comms),"
-		" r AS (SELECT rank, field(fields, 'self_rank') AS s, field(fields, 'other_rank') AS o FROM events"
-		"  WHERE kind = 'pg_check_mismatch' AND rank IS NOT NULL)"
-		" SELECT m.grp FROM r JOIN m ON m.rank = r.rank AND m.grank = r.s AND m.size > r.o"
-		" GROUP BY m.grp ORDER BY count(DISTINCT r.rank) DESC, max(m.size), max(m.named) DESC, m.grp LIMIT 1");
+	sqlite3_stmt *st = db_prepare(d->db,
+		"WITH r AS (SELECT event_id, time_us, rank, field(fields, 'self_rank') AS s,"
+		"   field(fields, 'other_rank') AS o FROM events WHERE kind = 'pg_check_mismatch' AND rank IS NOT NULL),"
+		" c AS (SELECT r.event_id, r.time_us, r.rank, m.grp, m.size, m.named FROM r JOIN temp.check_groups m"
+		"   ON m.rank = r.rank AND m.grank = r.s AND m.size > r.o),"
+		" g AS (SELECT grp, count(DISTINCT rank) AS n FROM c GROUP BY grp),"
+		" best AS (SELECT c.time_us, c.grp, row_number() OVER (PARTITION BY c.event_id"
+		"   ORDER BY g.n DESC, c.size, c.named DESC, c.grp) AS k FROM c JOIN g USING(grp))"
+		" SELECT grp FROM best WHERE k = 1 GROUP BY grp ORDER BY min(time_us IS NULL), min(time_us), grp");
+	size_t n = 0, cap = 0;
+	*groups = NULL;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		xgrow(groups, &cap, n + 1, sizeof(**groups));
+		snprintf((*groups)[n++], sizeof(**groups), "%s", (const char *)sqlite3_column_text(st, 0));
+	}
+	sqlite3_finalize(st);
+	return n;
 }
 
-/* The members of the group the checks ran in, by group rank (-1: unknown),
- * into *member; the group's size, 0 if none fits. Where no known group fits
+/* The members of the group the checks ran in (temp.check_groups), by group
+ * rank (-1: unknown), into *member; the group's size, 0 if none fits. Where no known group fits
  * (no flight-recorder dump, NCCL's INFO lines off), the reporting ranks
  * themselves: every rank of the group raises, each giving its own group
  * rank. */
 static int group_map(struct diagnosis *d, const char *key, int **member)
 {
-	int size = key[0] ? (int)q_int(d->db, 0,
-				       "SELECT max(n) FROM (SELECT count(*) AS n FROM pg_members WHERE pg = %Q"
-				       " UNION ALL SELECT max(nranks) FROM comms WHERE coalesce(pg, comm_id) = %Q)",
-				       key, key)
+	int size = key[0] ? (int)q_int(d->db, 0, "SELECT max(size) FROM temp.check_groups WHERE grp = %Q", key)
 			   : (int)q_int(d->db, 0,
 					"SELECT max(max(field(fields, 'self_rank')), max(field(fields, 'other_rank'))) + 1"
 					" FROM events WHERE kind = 'pg_check_mismatch' AND rank IS NOT NULL");
@@ -117,8 +140,7 @@ static int group_map(struct diagnosis *d, const char *key, int **member)
 	for (int i = 0; i < size; i++)
 		(*member)[i] = -1;
 	sqlite3_stmt *st = db_prepare(d->db, key[0]
-		? "SELECT g, rank FROM (SELECT rank, pg_rank AS g FROM pg_members WHERE pg = ?1"
-		  " UNION ALL SELECT rank, comm_rank FROM comms WHERE coalesce(pg, comm_id) = ?1) ORDER BY rank DESC"
+		? "SELECT grank, rank FROM temp.check_groups WHERE grp = ?1 ORDER BY rank DESC"
 		: "SELECT field(fields, 'self_rank'), rank FROM events WHERE kind = 'pg_check_mismatch'"
 		  " AND rank IS NOT NULL ORDER BY event_id DESC");
 	if (key[0])
@@ -149,14 +171,13 @@ static void group_members(const int *member, int size, struct buf *out)
 	free(r);
 }
 
-bool diag_check_mismatch(struct diagnosis *d)
+/* Judges the check's reports made in group key ("": the reporting ranks
+ * themselves): its deviating ranks go into the verdict's culprits; for the
+ * first group, the whole verdict is written. false if it names nobody. */
+static bool check_site(struct diagnosis *d, const char *key, bool first)
 {
 	struct verdict *v = &d->v;
-	char key[128] = "";
-	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_mismatch')"))
-		return false;
-	if (!check_group(d, key, sizeof(key)))
-		key[0] = '\0';
+	size_t had = v->nculprits;
 	int *member = NULL;
 	int size = group_map(d, key, &member);
 	if (!size)
@@ -170,7 +191,9 @@ bool diag_check_mismatch(struct diagnosis *d)
 		" norm_op(field(e.fields, 'other_op')), field(e.fields, 'other_shape'), field(e.fields, 'other_dtype'),"
 		" field(e.fields, 'self_seq')"
 		", e.rank FROM events e WHERE e.kind = 'pg_check_mismatch' AND e.rank IS NOT NULL"
+		" AND (?1 = '' OR e.rank IN (SELECT rank FROM temp.check_groups WHERE grp = ?1))"
 		" ORDER BY e.time_us IS NULL, e.time_us, e.event_id");
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int self = sqlite3_column_int(st, 2), other = sqlite3_column_int(st, 6);
 		/* a report of this group: its rank is the member it says it is */
@@ -190,21 +213,32 @@ bool diag_check_mismatch(struct diagnosis *d)
 	 * recorder saw of it, where they saw it at all */
 	long seq = key[0] ? (long)q_int(d->db, 0, "SELECT max(seq) FROM collectives WHERE pg = %Q", key) : 0;
 	seq = seq > 0 ? seq + 1 : -1;
-	/* who deviated: the majority of the known calls, else the group's history */
+	/* who deviated: the majority of the known calls, else the group's
+	 * history (the calls counted per distinct call: a few in a group of
+	 * thousands) */
 	int best = -1, best_n = 0, known = 0;
 	bool tie = false;
+	int *distinct = xmalloc((size_t)size * sizeof(*distinct)), *count = xcalloc((size_t)size, sizeof(*count));
+	int nd = 0;
 	for (int i = 0; i < size; i++) {
 		if (!fp[i].known)
 			continue;
 		known++;
-		int c = 0;
-		for (int j = 0; j < size; j++)
-			c += fp[j].known && print_eq(&fp[i], &fp[j]);
-		if (c > best_n)
-			best = i, best_n = c, tie = false;
-		else if (c == best_n && !print_eq(&fp[i], &fp[best]))
+		int k = 0;
+		while (k < nd && !print_eq(&fp[i], &fp[distinct[k]]))
+			k++;
+		if (k == nd)
+			distinct[nd++] = i;
+		count[k]++;
+	}
+	for (int k = 0; k < nd; k++) {
+		if (count[k] > best_n)
+			best = distinct[k], best_n = count[k], tie = false;
+		else if (count[k] == best_n)
 			tie = true;
 	}
+	free(distinct);
+	free(count);
 	const char *how = NULL;
 	struct print expect = {0};
 	if (best >= 0 && !tie && 2 * best_n > known) {
@@ -241,11 +275,10 @@ bool diag_check_mismatch(struct diagnosis *d)
 		if (deviant_g < 0)
 			deviant_g = i;
 	}
-	if (v->nculprits == 0 || deviant_g < 0) {
+	if (v->nculprits == had || deviant_g < 0 || !first) {
 		free(fp);
 		free(member);
-		v->nculprits = 0;
-		return false;
+		return v->nculprits > had;
 	}
 	v->outcome = "crash";
 	v->cause = "collective_mismatch";
@@ -295,27 +328,47 @@ bool diag_check_mismatch(struct diagnosis *d)
 	return true;
 }
 
-/* ---- a rank that went past a check its group waited in ---- */
+bool diag_check_mismatch(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_mismatch')"))
+		return false;
+	check_groups_table(d);
+	char (*groups)[128];
+	size_t ng = check_groups_of_reports(d, &groups);
+	if (ng == 0) {
+		free(groups);
+		return check_site(d, "", true);
+	}
+	size_t done = 0;
+	for (size_t i = 0; i < ng; i++)
+		done += check_site(d, groups[i], done == 0);
+	free(groups);
+	if (done > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " The check failed the same way in %zu more groups; every rank that deviated: %s"
+					" (%zu ranks).", done - 1, l.data, v->nculprits);
+		buf_free(&l);
+	}
+	return done > 0;
+}
 
-/* The members of the groups the checks may have run in, as SQL (grp, rank,
- * grank, size): the flight recorder's groups and NCCL's communicators. */
-#define CHECK_GROUPS                                                                                        \
-	"m(grp, rank, grank, size) AS (SELECT pg, rank, pg_rank, (SELECT count(*) FROM pg_members x"          \
-	" WHERE x.pg = p.pg) FROM pg_members p UNION ALL SELECT coalesce(pg, comm_id), rank, comm_rank, nranks" \
-	" FROM comms)"
+/* ---- a rank that went past a check its group waited in ---- */
 
 bool diag_check_skip(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
 	/* each rank a check's barrier waited for in vain, in each group of
 	 * three or more where the reporting rank is the barrier's rank 0 */
+	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_absent')"))
+		return false;
+	check_groups_table(d);
 	sqlite3_stmt *st = db_prepare(d->db,
-		"WITH " CHECK_GROUPS
-		" SELECT DISTINCT a.rank, m.grp, e.event_id FROM events e"
+		"SELECT DISTINCT a.rank, r.grp, e.event_id, e.rank FROM events e"
 		" JOIN json_each('[' || field(e.fields, 'ranks') || ']') j"
-		" JOIN m r ON r.rank = e.rank AND r.grank = field(e.fields, 'root') AND r.size >= 3"
-		" JOIN m a ON a.grp = r.grp AND a.grank = j.value"
-		" JOIN m ON m.grp = r.grp AND m.rank = a.rank"
+		" JOIN temp.check_groups r ON r.rank = e.rank AND r.grank = field(e.fields, 'root') AND r.size >= 3"
+		" JOIN temp.check_groups a ON a.grp = r.grp AND a.grank = j.value"
 		" WHERE e.kind = 'pg_check_absent' AND e.rank IS NOT NULL"
 		" ORDER BY e.time_us IS NULL, e.time_us, e.event_id");
 	int rank = -1;
@@ -332,10 +385,9 @@ bool diag_check_skip(struct diagnosis *d)
 		    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND kind IN"
 				     " ('pg_check_absent', 'pg_check_waited', 'pg_check_failed'))", a))
 			continue;
-		/* and ahead of every other member of the group: past the call */
-		long others = (long)q_int(d->db, -1,
-			"WITH " CHECK_GROUPS " SELECT max(s.last_step) FROM m JOIN rank_status s USING(rank)"
-			" WHERE m.grp = %Q AND m.rank <> %d", g, a);
+		/* and ahead of the rank that waited for it there: past the call */
+		struct rank_facts *root = diag_rank(d, sqlite3_column_int(st, 3));
+		long others = root ? root->last_step : -1;
 		if (others < 0 || f->last_step <= others)
 			continue;
 		if (rank >= 0 && rank != a)
@@ -365,7 +417,7 @@ bool diag_check_skip(struct diagnosis *d)
 	free(member);
 	buf_printf(&v->summary,
 		   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited for"
-		   " %s in vain, while it was already in a later check elsewhere (its last step %ld, the others' %ld): it"
+		   " %s in vain, while it was already in a later check elsewhere (its last step %ld, the waiting rank's %ld): it"
 		   " went past a collective of that group that the others were waiting to run (a skipped call). Their"
 		   " checks then failed one after the other.",
 		   v->pg, members.data ? members.data : "", who.data, f->last_step, ahead_of);
