@@ -70,6 +70,14 @@ static bool print_eq(const struct print *a, const struct print *b)
 	return strcmp(a->op, b->op) == 0 && a->numel == b->numel && strcmp(a->dtype, b->dtype) == 0;
 }
 
+/* Whether a call is the one a group's history predicts (op, input size and
+ * element type, the last two where both sides know them). */
+static bool print_fits(const struct print *p, const char *op, int64_t numel, const char *dtype)
+{
+	return strcmp(p->op, op) == 0 && (numel < 0 || p->numel < 0 || p->numel == numel) &&
+	       (!dtype[0] || !p->dtype[0] || strcmp(p->dtype, dtype) == 0);
+}
+
 /* "ALLREDUCE of 4096 Float elements" */
 static void print_text(const struct print *p, struct buf *out)
 {
@@ -123,11 +131,11 @@ static size_t check_groups_of_reports(struct diagnosis *d, char (**groups)[128])
 	return n;
 }
 
-/* The members of the group the checks ran in (temp.check_groups), by group
- * rank (-1: unknown), into *member; the group's size, 0 if none fits. Where no known group fits
- * (no flight-recorder dump, NCCL's INFO lines off), the reporting ranks
- * themselves: every rank of the group raises, each giving its own group
- * rank. */
+/* The members of group key (temp.check_groups) by group rank (-1:
+ * unknown), into *member; the group's size, 0 if none. For key "" (no known
+ * group fits: no flight-recorder dump, NCCL's INFO lines off), the reporting
+ * ranks themselves: every rank of the group raises, each giving its own
+ * group rank. */
 static int group_map(struct diagnosis *d, const char *key, int **member)
 {
 	int size = key[0] ? (int)q_int(d->db, 0, "SELECT max(size) FROM temp.check_groups WHERE grp = %Q", key)
@@ -248,19 +256,16 @@ static bool check_site(struct diagnosis *d, const char *key, bool first)
 		char op[32] = "", dtype[24] = "";
 		int64_t numel = -1;
 		if (diag_predict_call(d, key, seq, op, sizeof(op), &numel, dtype, sizeof(dtype))) {
-			int matching = 0;
+			int matching = 0, first_match = -1;
 			for (int i = 0; i < size; i++)
-				matching += fp[i].known && strcmp(fp[i].op, op) == 0 &&
-					    (numel < 0 || fp[i].numel < 0 || fp[i].numel == numel) &&
-					    (!dtype[0] || !fp[i].dtype[0] || strcmp(fp[i].dtype, dtype) == 0);
+				if (fp[i].known && print_fits(&fp[i], op, numel, dtype)) {
+					matching++;
+					if (first_match < 0)
+						first_match = i;
+				}
 			if (matching > 0 && matching < known) {
-				for (int i = 0; i < size && !how; i++)
-					if (fp[i].known && strcmp(fp[i].op, op) == 0 &&
-					    (numel < 0 || fp[i].numel < 0 || fp[i].numel == numel) &&
-					    (!dtype[0] || !fp[i].dtype[0] || strcmp(fp[i].dtype, dtype) == 0)) {
-						expect = fp[i];
-						how = "the group's own history";
-					}
+				expect = fp[first_match];
+				how = "the group's own history";
 			}
 		}
 	}
