@@ -57,8 +57,9 @@ void analysis_diagnosis(sqlite3 *db)
 							" WHERE first_error_event IS NOT NULL ORDER BY first_error_time_us, rank LIMIT 1"),
 				     "the first failure");
 		}
+		bool common = d.t0 != T_NONE && diag_common_error(&d);
 		bool in_transfer = false;
-		for (size_t i = 0; i < d.nranks && d.t0 != T_NONE && !in_transfer; i++)
+		for (size_t i = 0; i < d.nranks && d.t0 != T_NONE && !common && !in_transfer; i++)
 			in_transfer = diag_waits_in_transfer(&d, d.ranks[i].rank);
 		if (in_transfer)
 			buf_puts(&d.v.summary,

@@ -107,6 +107,9 @@ bool diag_app_exception(struct diagnosis *d);
 bool diag_rank_exited(struct diagnosis *d);
 bool diag_rank_left(struct diagnosis *d); /* a rank whose process ended, without an error, before the failure */
 bool diag_rank_vanished(struct diagnosis *d); /* diagnosis_vanished.c: died unreported, its peers' connections closed */
+/* diagnosis_crash.c: where no cause was found, every rank failing with one
+ * NCCL error (a shared setting or build): the outcome and summary say so */
+bool diag_common_error(struct diagnosis *d);
 bool diag_check_mismatch(struct diagnosis *d); /* diagnosis_checks.c: PyTorch's collective check found different calls */
 bool diag_check_skip(struct diagnosis *d);     /* diagnosis_checks.c: a rank past a check its group waited in */
 /* The first lost connection (closed by the remote end, NCCL's remote error)

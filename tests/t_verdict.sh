@@ -98,6 +98,15 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz testdata/skewed/*
 	check_eq "verdict/$label/evidence-lines-exist" "$m" "$n"
 done
 
+# a failure that is every rank's alike (testdata/unblamed/): no culprit, the
+# outcome a crash, the shared error quoted
+udb="$TMP/unblamed.db"
+"$NF_BIN" ingest testdata/unblamed/algo_tree.tar.gz -o "$udb" -q > /dev/null 2>&1
+check_eq "verdict/unblamed/algo_tree" "crash unknown []" \
+	"$(sql "$udb" "SELECT outcome || ' ' || cause || ' ' || culprit_ranks FROM verdict")"
+check "verdict/unblamed/algo_tree/quotes-the-error" sh -c \
+	"'$NF_BIN' sql '$udb' \"SELECT summary FROM verdict\" | grep -q 'same NCCL error.*NCCL_ALGO was set to Tree'"
+
 # host clocks (table clocks, finding clock_offset): the node set half a
 # second ahead is found within 50 ms; no finding where one clock served all
 db=$(ingest_case healthy_clock_ahead skewed)
