@@ -179,20 +179,28 @@ static void group_members(const int *member, int size, struct buf *out)
 	free(r);
 }
 
-/* Judges the check's reports made in group key ("": the reporting ranks
- * themselves): its deviating ranks go into the verdict's culprits; for the
- * first group, the whole verdict is written. false if it names nobody. */
-static bool check_site(struct diagnosis *d, const char *key, bool first)
+/* One group whose check failed: each member's call by group rank, and who
+ * deviated from what. */
+struct check_site {
+	const char *key;    /* the group ("": the reporting ranks themselves) */
+	int *member;        /* group rank -> rank, -1 unknown */
+	int size;
+	struct print *fp;   /* group rank -> its call */
+	int64_t first_ev, first_t;
+	long check_seq;     /* the check's own count, -1 unknown */
+	long seq;           /* the call's seq in the group as the case counts it, -1 unknown */
+	struct print expect; /* the call the others made, where how says so */
+	const char *how;    /* how the deviation was told, NULL: it could not be */
+};
+
+/* The reports of the group: each rank's own call, and the call of the rank
+ * it found different from its own. */
+static void site_load(struct diagnosis *d, struct check_site *c)
 {
-	struct verdict *v = &d->v;
-	size_t had = v->nculprits;
-	int *member = NULL;
-	int size = group_map(d, key, &member);
-	if (!size)
-		return false;
-	struct print *fp = xcalloc((size_t)size, sizeof(*fp));
-	int64_t first_ev = 0, first_t = T_NONE;
-	long check_seq = -1;
+	c->fp = xcalloc((size_t)c->size, sizeof(*c->fp));
+	c->first_ev = 0;
+	c->first_t = T_NONE;
+	c->check_seq = -1;
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT e.event_id, e.time_us, field(e.fields, 'self_rank'), norm_op(field(e.fields, 'self_op')),"
 		" field(e.fields, 'self_shape'), field(e.fields, 'self_dtype'), field(e.fields, 'other_rank'),"
@@ -201,39 +209,42 @@ static bool check_site(struct diagnosis *d, const char *key, bool first)
 		", e.rank FROM events e WHERE e.kind = 'pg_check_mismatch' AND e.rank IS NOT NULL"
 		" AND (?1 = '' OR e.rank IN (SELECT rank FROM temp.check_groups WHERE grp = ?1))"
 		" ORDER BY e.time_us IS NULL, e.time_us, e.event_id");
-	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, c->key, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int self = sqlite3_column_int(st, 2), other = sqlite3_column_int(st, 6);
 		/* a report of this group: its rank is the member it says it is */
-		if (self < 0 || self >= size || other < 0 || other >= size || member[self] != sqlite3_column_int(st, 11))
+		if (self < 0 || self >= c->size || other < 0 || other >= c->size ||
+		    c->member[self] != sqlite3_column_int(st, 11))
 			continue;
 		int64_t ev = sqlite3_column_int64(st, 0);
-		if (!first_ev) {
-			first_ev = ev;
-			first_t = sqlite3_column_type(st, 1) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, 1);
-			check_seq = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, 10);
+		if (!c->first_ev) {
+			c->first_ev = ev;
+			c->first_t = sqlite3_column_type(st, 1) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, 1);
+			c->check_seq = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : (long)sqlite3_column_int64(st, 10);
 		}
-		set_print(&fp[self], st, 3, ev);
-		set_print(&fp[other], st, 7, 0);
+		set_print(&c->fp[self], st, 3, ev);
+		set_print(&c->fp[other], st, 7, 0);
 	}
 	sqlite3_finalize(st);
 	/* the call the group was at: one past the last NCCL or the flight
 	 * recorder saw of it, where they saw it at all */
-	long seq = key[0] ? (long)q_int(d->db, 0, "SELECT max(seq) FROM collectives WHERE pg = %Q", key) : 0;
-	seq = seq > 0 ? seq + 1 : -1;
-	/* who deviated: the majority of the known calls, else the group's
-	 * history (the calls counted per distinct call: a few in a group of
-	 * thousands) */
-	int best = -1, best_n = 0, known = 0;
+	long seq = c->key[0] ? (long)q_int(d->db, 0, "SELECT max(seq) FROM collectives WHERE pg = %Q", c->key) : 0;
+	c->seq = seq > 0 ? seq + 1 : -1;
+}
+
+/* Who deviated: the majority of the known calls (counted per distinct
+ * call: a few in a group of thousands), else the group's history. */
+static void site_judge(struct diagnosis *d, struct check_site *c)
+{
+	int best = -1, best_n = 0, known = 0, nd = 0;
 	bool tie = false;
-	int *distinct = xmalloc((size_t)size * sizeof(*distinct)), *count = xcalloc((size_t)size, sizeof(*count));
-	int nd = 0;
-	for (int i = 0; i < size; i++) {
-		if (!fp[i].known)
+	int *distinct = xmalloc((size_t)c->size * sizeof(*distinct)), *count = xcalloc((size_t)c->size, sizeof(*count));
+	for (int i = 0; i < c->size; i++) {
+		if (!c->fp[i].known)
 			continue;
 		known++;
 		int k = 0;
-		while (k < nd && !print_eq(&fp[i], &fp[distinct[k]]))
+		while (k < nd && !print_eq(&c->fp[i], &c->fp[distinct[k]]))
 			k++;
 		if (k == nd)
 			distinct[nd++] = i;
@@ -247,55 +258,45 @@ static bool check_site(struct diagnosis *d, const char *key, bool first)
 	}
 	free(distinct);
 	free(count);
-	const char *how = NULL;
-	struct print expect = {0};
+	c->how = NULL;
 	if (best >= 0 && !tie && 2 * best_n > known) {
-		expect = fp[best];
-		how = "the majority of the group";
-	} else if (seq > 0) {
-		char op[32] = "", dtype[24] = "";
-		int64_t numel = -1;
-		if (diag_predict_call(d, key, seq, op, sizeof(op), &numel, dtype, sizeof(dtype))) {
-			int matching = 0, first_match = -1;
-			for (int i = 0; i < size; i++)
-				if (fp[i].known && print_fits(&fp[i], op, numel, dtype)) {
-					matching++;
-					if (first_match < 0)
-						first_match = i;
-				}
-			if (matching > 0 && matching < known) {
-				expect = fp[first_match];
-				how = "the group's own history";
-			}
+		c->expect = c->fp[best];
+		c->how = "the majority of the group";
+		return;
+	}
+	char op[32] = "", dtype[24] = "";
+	int64_t numel = -1;
+	if (c->seq <= 0 || !diag_predict_call(d, c->key, c->seq, op, sizeof(op), &numel, dtype, sizeof(dtype)))
+		return;
+	int matching = 0, first_match = -1;
+	for (int i = 0; i < c->size; i++)
+		if (c->fp[i].known && print_fits(&c->fp[i], op, numel, dtype)) {
+			matching++;
+			if (first_match < 0)
+				first_match = i;
 		}
+	if (matching > 0 && matching < known) {
+		c->expect = c->fp[first_match];
+		c->how = "the group's own history";
 	}
-	int deviant_g = -1;
-	for (int i = 0; i < size; i++) {
-		if (!fp[i].known || (how && print_eq(&fp[i], &expect)))
-			continue;
-		int rank = member[i];
-		if (rank < 0)
-			continue;
-		v_culprit(v, rank);
-		if (deviant_g < 0)
-			deviant_g = i;
-	}
-	if (v->nculprits == had || deviant_g < 0 || !first) {
-		free(fp);
-		free(member);
-		return v->nculprits > had;
-	}
+}
+
+/* The verdict of the first group whose check failed; deviant is the group
+ * rank of its first deviating member. */
+static void site_write(struct diagnosis *d, const struct check_site *c, int deviant)
+{
+	struct verdict *v = &d->v;
 	v->outcome = "crash";
 	v->cause = "collective_mismatch";
-	v->confidence = how ? "high" : "low";
-	v->first_failure_t = first_t != T_NONE ? first_t : d->t0;
-	if (key[0])
-		diag_pg_display(d, key, v->pg, sizeof(v->pg));
-	v->seq = seq;
-	snprintf(v->op, sizeof(v->op), "%s", how ? expect.op : fp[deviant_g].op);
+	v->confidence = c->how ? "high" : "low";
+	v->first_failure_t = c->first_t != T_NONE ? c->first_t : d->t0;
+	if (c->key[0])
+		diag_pg_display(d, c->key, v->pg, sizeof(v->pg));
+	v->seq = c->seq;
+	snprintf(v->op, sizeof(v->op), "%s", c->how ? c->expect.op : c->fp[deviant].op);
 	struct buf who = {0}, call = {0};
 	rank_desc(d, v->culprits[0], &who);
-	print_text(&fp[deviant_g], &call);
+	print_text(&c->fp[deviant], &call);
 	buf_printf(&v->summary, "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) stopped the job: %s called %s",
 		   who.data, call.data);
 	if (v->nculprits > 1) {
@@ -305,32 +306,57 @@ static bool check_site(struct diagnosis *d, const char *key, bool first)
 		buf_free(&l);
 	}
 	buf_printf(&v->summary, " as its next collective of %s%s", v->pg[0] ? "group " : "the group", v->pg);
-	group_members(member, size, &v->summary);
-	if (seq > 0)
-		buf_printf(&v->summary, ", #%ld", seq);
-	if (check_seq >= 0)
-		buf_printf(&v->summary, " (the check's own count %ld)", check_seq);
-	if (how) {
+	group_members(c->member, c->size, &v->summary);
+	if (c->seq > 0)
+		buf_printf(&v->summary, ", #%ld", c->seq);
+	if (c->check_seq >= 0)
+		buf_printf(&v->summary, " (the check's own count %ld)", c->check_seq);
+	if (c->how) {
 		buf_clear(&call);
-		print_text(&expect, &call);
-		buf_printf(&v->summary, ", where the others called %s; the deviation was told from %s.", call.data, how);
+		print_text(&c->expect, &call);
+		buf_printf(&v->summary, ", where the others called %s; the deviation was told from %s.", call.data, c->how);
 	} else {
 		buf_puts(&v->summary, ", and the others called something else; which side deviated cannot be told from"
 				      " these logs (no majority, no history of the group): every rank that differs is named.");
 	}
 	buf_puts(&v->summary, " The check raises on every rank of the group before NCCL runs the call: nothing hung,"
 			      " the other ranks' failures followed.");
-	v_cite_event(v, fp[deviant_g].event_id ? fp[deviant_g].event_id : first_ev, "the collective check");
-	for (int i = 0; i < size; i++)
-		if (i != deviant_g && fp[i].event_id && !(how && !print_eq(&fp[i], &expect))) {
-			v_cite_event(v, fp[i].event_id, "a peer's check");
+	v_cite_event(v, c->fp[deviant].event_id ? c->fp[deviant].event_id : c->first_ev, "the collective check");
+	for (int i = 0; i < c->size; i++)
+		if (i != deviant && c->fp[i].event_id && !(c->how && !print_eq(&c->fp[i], &c->expect))) {
+			v_cite_event(v, c->fp[i].event_id, "a peer's check");
 			break;
 		}
 	buf_free(&who);
 	buf_free(&call);
-	free(fp);
-	free(member);
-	return true;
+}
+
+/* Judges the check's reports made in group key ("": the reporting ranks
+ * themselves): its deviating ranks go into the verdict's culprits; for the
+ * first group, the whole verdict is written. false if it names nobody. */
+static bool check_site(struct diagnosis *d, const char *key, bool first)
+{
+	struct verdict *v = &d->v;
+	size_t had = v->nculprits;
+	struct check_site c = {.key = key};
+	c.size = group_map(d, key, &c.member);
+	if (!c.size)
+		return false;
+	site_load(d, &c);
+	site_judge(d, &c);
+	int deviant = -1;
+	for (int i = 0; i < c.size; i++) {
+		if (!c.fp[i].known || (c.how && print_eq(&c.fp[i], &c.expect)) || c.member[i] < 0)
+			continue;
+		v_culprit(v, c.member[i]);
+		if (deviant < 0)
+			deviant = i;
+	}
+	if (first && deviant >= 0 && v->nculprits > had)
+		site_write(d, &c, deviant);
+	free(c.fp);
+	free(c.member);
+	return v->nculprits > had;
 }
 
 bool diag_check_mismatch(struct diagnosis *d)
