@@ -174,6 +174,8 @@ bool diag_op_uncompared(const char *op);
 const char *diag_alive_sign(const struct rank_facts *r);
 /* "rank 6 (gpu-node04, local rank 0)" */
 void rank_desc(struct diagnosis *d, int rank, struct buf *out);
+/* qsort order of ints, ascending */
+int cmp_int(const void *a, const void *b);
 /* "2, 3" / "0-5, 8" */
 void fmt_rank_list(const int *ranks, size_t n, struct buf *out);
 #endif

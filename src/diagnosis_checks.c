@@ -59,12 +59,6 @@ static int64_t shape_numel(const char *shape)
 	return n;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-	return (x > y) - (x < y);
-}
-
 static bool print_eq(const struct print *a, const struct print *b)
 {
 	return strcmp(a->op, b->op) == 0 && a->numel == b->numel && strcmp(a->dtype, b->dtype) == 0;

@@ -231,7 +231,7 @@ void fmt_time(int64_t t, char *out, size_t n)
 	snprintf(out, n, "%.12s", iso + 11);
 }
 
-static int cmp_int(const void *a, const void *b)
+int cmp_int(const void *a, const void *b)
 {
 	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
 }
