@@ -60,7 +60,7 @@ static const char pg_sql[] =
 	"    WHERE l.guid = pg_members.pg AND l.rank = pg_members.rank LIMIT 1)\n"
 	"  WHERE pg_rank IS NULL;\n"
 	"INSERT INTO process_groups(pg, name, desc, size, ranks, evidence)\n"
-	"  SELECT o.guid, o.guid, (SELECT max(desc) FROM pg_obs o2 WHERE o2.guid = o.guid AND desc <> 'undefined'),\n"
+	"  SELECT o.guid, o.guid, (SELECT max(desc) FROM pg_obs o2 WHERE o2.guid = o.guid AND desc NOT IN ('undefined', '')),\n"
 	"    (SELECT count(*) FROM pg_members m WHERE m.pg = o.guid),\n"
 	"    (SELECT json_group_array(rank) FROM (SELECT rank FROM pg_members m WHERE m.pg = o.guid ORDER BY rank)),\n"
 	"    group_concat(DISTINCT o.evidence)\n"

@@ -16,11 +16,15 @@
 
 enum { MAX_GROUP = 1 << 16 }; /* members of one group, at most */
 
+/* The name of the group of every rank in their order, where nothing else
+ * names the group a check ran in. */
+#define CHECK_WORLD "(all ranks)"
+
 /* temp.check_groups(grp, rank, grank, size, named): the members of the
  * groups the checks may have run in, the flight recorder's groups (named)
  * and NCCL's communicators (named where the comms analysis matched them to
- * a group), indexed for the lookups of a rank's group rank (thousands of
- * reports at thousands of ranks). */
+ * a group), else the group of every rank, indexed for the lookups of a
+ * rank's group rank (thousands of reports at thousands of ranks). */
 static void check_groups_table(struct diagnosis *d)
 {
 	db_exec(d->db,
@@ -28,6 +32,19 @@ static void check_groups_table(struct diagnosis *d)
 		"CREATE TEMP TABLE check_groups AS SELECT p.pg AS grp, p.rank, p.pg_rank AS grank, s.n AS size, 1 AS named"
 		"  FROM pg_members p JOIN (SELECT pg, count(*) AS n FROM pg_members GROUP BY pg) s USING(pg)"
 		"  UNION ALL SELECT coalesce(pg, comm_id), rank, comm_rank, nranks, pg IS NOT NULL FROM comms;"
+		/* nothing names the groups (no dump, no NCCL INFO lines), but every
+		 * rank reported a check with its group rank equal to its own: a
+		 * group of every rank in their order (the default group, or one
+		 * like it) */
+		"INSERT INTO check_groups SELECT '" CHECK_WORLD "', rank, rank, (SELECT count(*) FROM ranks), 0 FROM ranks"
+		"  WHERE NOT EXISTS (SELECT 1 FROM check_groups)"
+		"  AND EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_waited' AND rank IS NOT NULL)"
+		"  AND NOT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_waited' AND rank IS NOT NULL"
+		"   AND field(fields, 'group_rank') IS NOT rank)"
+		"  AND NOT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_absent' AND rank IS NOT NULL"
+		"   AND field(fields, 'root') IS NOT rank)"
+		"  AND (SELECT count(DISTINCT rank) FROM events WHERE kind IN ('pg_check_waited', 'pg_check_absent'))"
+		"   = (SELECT count(*) FROM ranks);"
 		"CREATE INDEX temp.check_groups_rank ON check_groups(rank, grank);"
 		"CREATE INDEX temp.check_groups_grp ON check_groups(grp, grank);");
 }
@@ -381,6 +398,59 @@ bool diag_check_mismatch(struct diagnosis *d)
 
 /* ---- a rank that went past a check its group waited in ---- */
 
+/* The call a rank's check failed in, from the traceback that follows its
+ * first check line in the same file: the torch.distributed function and the
+ * caller's file and line ("barrier at train.py:275"). false where no
+ * traceback shows it. */
+static bool check_call_site(struct diagnosis *d, int rank, char *out, size_t n)
+{
+	return q_text(d->db, out, n,
+		"WITH c AS (SELECT event_id, source_id FROM events WHERE rank = %d AND kind IN ('pg_check_absent',"
+		"   'pg_check_waited', 'pg_check_failed') ORDER BY time_us IS NULL, time_us, event_id LIMIT 1),"
+		" api AS (SELECT f.event_id, f.source_id, field(f.fields, 'func') AS fn FROM events f, c"
+		"   WHERE f.kind = 'py_frame' AND f.source_id = c.source_id AND f.event_id > c.event_id"
+		"   AND field(f.fields, 'file') LIKE '%%/torch/distributed/distributed_c10d.py' ORDER BY f.event_id LIMIT 1)"
+		" SELECT api.fn || ' at ' || field(u.fields, 'file') || ':' || field(u.fields, 'line') FROM api, events u"
+		" WHERE u.event_id = (SELECT max(x.event_id) FROM events x WHERE x.kind = 'py_frame'"
+		"   AND x.source_id = api.source_id AND x.event_id < api.event_id"
+		"   AND field(x.fields, 'file') NOT LIKE '%%/torch/%%')",
+		rank);
+}
+
+/* Whether rank a, which the check of group grp (rooted at rank root) waited
+ * for, was in another call than every other member of the group whose call
+ * is known (the root and at least one more): it left the order of calls the
+ * others kept. Its call and theirs into mine and theirs. Only where every
+ * rank with logs was in a check: a rank that never reached one (stuck in
+ * host code, dead) holds up its group's check, and a member of that group
+ * waiting there is in another call than its other groups' members through
+ * no fault of its own. */
+static bool called_elsewhere(struct diagnosis *d, int a, const char *grp, int root, char *mine, size_t mn,
+			     char *theirs, size_t tn)
+{
+	if (q_int(d->db, 1, "SELECT EXISTS (SELECT 1 FROM rank_status WHERE events > 0 AND rank NOT IN"
+			    " (SELECT rank FROM events WHERE kind IN ('pg_check_absent', 'pg_check_waited',"
+			    " 'pg_check_failed') AND rank IS NOT NULL))"))
+		return false;
+	if (!check_call_site(d, a, mine, mn) || !check_call_site(d, root, theirs, tn) || strcmp(mine, theirs) == 0)
+		return false;
+	int *member = NULL;
+	int size = group_map(d, grp, &member);
+	int agree = 0;
+	bool other = false;
+	char site[512];
+	for (int i = 0; i < size && !other; i++) {
+		if (member[i] < 0 || member[i] == a || !check_call_site(d, member[i], site, sizeof(site)))
+			continue;
+		if (strcmp(site, theirs) == 0)
+			agree++;
+		else
+			other = true;
+	}
+	free(member);
+	return !other && agree >= 2;
+}
+
 bool diag_check_skip(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -401,6 +471,8 @@ bool diag_check_skip(struct diagnosis *d)
 	int64_t ev = 0;
 	long ahead_of = -1;
 	bool several = false;
+	/* the calls, where the rank is not ahead but was in another call */
+	char mine[512] = "", theirs[512] = "";
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int a = sqlite3_column_int(st, 0);
 		const char *g = (const char *)sqlite3_column_text(st, 1);
@@ -410,10 +482,14 @@ bool diag_check_skip(struct diagnosis *d)
 		    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND kind IN"
 				     " ('pg_check_absent', 'pg_check_waited', 'pg_check_failed'))", a))
 			continue;
-		/* and ahead of the rank that waited for it there: past the call */
+		/* and ahead of the rank that waited for it there: past the call;
+		 * else at the same step, in another call than all the others */
 		struct rank_facts *root = diag_rank(d, sqlite3_column_int(st, 3));
 		long others = root ? root->last_step : -1;
-		if (others < 0 || f->last_step <= others)
+		char m[512], t[512];
+		bool ahead = others >= 0 && f->last_step > others;
+		if (!ahead && !(others >= 0 && f->last_step == others &&
+				called_elsewhere(d, a, g, root->rank, m, sizeof(m), t, sizeof(t))))
 			continue;
 		if (rank >= 0 && rank != a)
 			several = true;
@@ -422,6 +498,10 @@ bool diag_check_skip(struct diagnosis *d)
 			snprintf(grp, sizeof(grp), "%s", g);
 			ev = sqlite3_column_int64(st, 2);
 			ahead_of = others;
+			if (!ahead) {
+				snprintf(mine, sizeof(mine), "%s", m);
+				snprintf(theirs, sizeof(theirs), "%s", t);
+			}
 		}
 	}
 	sqlite3_finalize(st);
@@ -440,12 +520,20 @@ bool diag_check_skip(struct diagnosis *d)
 	int size = group_map(d, grp, &member);
 	group_members(member, size, &members);
 	free(member);
-	buf_printf(&v->summary,
-		   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited for"
-		   " %s in vain, while it was already in a later check elsewhere (its last step %ld, the waiting rank's %ld): it"
-		   " went past a collective of that group that the others were waiting to run (a skipped call). Their"
-		   " checks then failed one after the other.",
-		   v->pg, members.data ? members.data : "", who.data, f->last_step, ahead_of);
+	if (mine[0])
+		buf_printf(&v->summary,
+			   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited"
+			   " for %s in vain: it was in another call, %s, while every other member whose call is known was in"
+			   " %s, at the same step (%ld). It left the order of calls the others kept (a call skipped or added,"
+			   " or the loop left early). Their checks then failed one after the other.",
+			   v->pg, members.data ? members.data : "", who.data, mine, theirs, f->last_step);
+	else
+		buf_printf(&v->summary,
+			   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited"
+			   " for %s in vain, while it was already in a later check elsewhere (its last step %ld, the waiting"
+			   " rank's %ld): it went past a collective of that group that the others were waiting to run (a"
+			   " skipped call). Their checks then failed one after the other.",
+			   v->pg, members.data ? members.data : "", who.data, f->last_step, ahead_of);
 	buf_free(&members);
 	v_cite_event(v, ev, "the check's barrier that waited for it");
 	v_cite_event(v, q_int(d->db, 0,

@@ -717,10 +717,12 @@ bool diag_rank_left(struct diagnosis *d)
 	struct verdict *v = &d->v;
 	if (d->t0 == T_NONE || d->completed)
 		return false;
-	/* peers were left waiting in a collective */
+	/* peers were left waiting in a collective (or in PyTorch's check of
+	 * one, which runs before NCCL is called) */
 	if (q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE state IN ('timed_out', 'failed', 'scheduled', 'started')"
 			" AND " COLL_NOT_COMPLETED("")) == 0 &&
-	    q_int(d->db, 0, "SELECT count(*) FROM pg_status WHERE last_enqueued > last_completed") == 0)
+	    q_int(d->db, 0, "SELECT count(*) FROM pg_status WHERE last_enqueued > last_completed") == 0 &&
+	    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind IN ('pg_check_absent', 'pg_check_waited'))"))
 		return false;
 	struct rank_facts *first = NULL;
 	int64_t first_t = T_NONE, first_ev = 0;

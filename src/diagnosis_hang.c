@@ -943,9 +943,11 @@ static bool late_arrival(struct diagnosis *d)
 		" FROM made f CROSS JOIN collectives w ON w.pg = f.pg AND w.seq = f.seq AND w.rank <> f.rank"
 		"  JOIN events e ON e.event_id = w.event_id"
 		" WHERE w.state = 'timed_out' AND e.time_us IS NOT NULL AND f.t_made > e.time_us + %lld"
-		/* every member made that call: one that never did is the first suspect */
+		/* every member with logs made that call: one that never did is
+		 * the first suspect (one without logs is checked below) */
 		"  AND NOT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = f.pg AND NOT EXISTS (SELECT 1"
-		"    FROM collectives o WHERE o.pg = f.pg AND o.seq = f.seq AND o.rank = p.rank))"
+		"    FROM collectives o WHERE o.pg = f.pg AND o.seq = f.seq AND o.rank = p.rank)"
+		"    AND p.rank IN (SELECT rank FROM rank_status WHERE events > 0))"
 		" ORDER BY f.t_made, e.time_us",
 		(long long)(d->t0 + LATE_MARGIN_US), (long long)LATE_MARGIN_US);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
@@ -965,12 +967,24 @@ static bool late_arrival(struct diagnosis *d)
 		bool one = true;
 		while (one && sqlite3_step(st) == SQLITE_ROW)
 			one = sqlite3_column_int(st, 0) == rank;
+		/* a member without a line in the bundle may have been late too:
+		 * the rank stays the culprit only if it was in host code when its
+		 * peers timed out (its dump has no call of before then unfinished
+		 * then: it was waiting on nobody, that member included) */
+		bool unseen = one && q_int(d->db, 0,
+			"SELECT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = %Q AND p.rank NOT IN"
+			" (SELECT rank FROM rank_status WHERE events > 0))", pg);
+		if (unseen)
+			one = !q_int(d->db, 0,
+				"SELECT EXISTS (SELECT 1 FROM collectives WHERE rank = %d AND evidence = 'flight recorder'"
+				" AND time_created_us < %lld AND (state <> 'completed' OR time_completed_us > %lld))",
+				rank, (long long)t_out, (long long)t_out);
 		if (!one) {
 			sqlite3_finalize(st);
 			return false;
 		}
 		found = true;
-		late_verdict(d, rank, "high");
+		late_verdict(d, rank, unseen ? "medium" : "high");
 		set_pg(d, pg);
 		v->seq = seq;
 		snprintf(v->op, sizeof(v->op), "%s", op);

@@ -191,7 +191,7 @@ struct rank_facts *diag_rank(struct diagnosis *d, int rank)
 
 const char *diag_pg_display(struct diagnosis *d, const char *pg, char *out, size_t n)
 {
-	if (!q_text(d->db, out, n, "SELECT coalesce(desc, name, pg) FROM process_groups WHERE pg = %Q", pg))
+	if (!q_text(d->db, out, n, "SELECT coalesce(nullif(desc, ''), nullif(name, ''), pg) FROM process_groups WHERE pg = %Q", pg))
 		snprintf(out, n, "%s", pg);
 	return out;
 }
