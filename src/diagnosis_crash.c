@@ -584,10 +584,16 @@ bool diag_rank_exited(struct diagnosis *d)
 	    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND substr(kind, 1, 9) <> 'torchrun_')",
 		   first->rank))
 		return false;
+	/* others that died with it: killed too, or with lines of their own
+	 * that show no error (an exit status of a rank with only its
+	 * launcher's report is most likely its own exception's, not here) */
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
-		if (external_exit(r) && (r == first || (r->exit_t != T_NONE && first->exit_t != T_NONE &&
-							r->exit_t - first->exit_t < 5000000)))
+		if (external_exit(r) &&
+		    (r == first || (r->exit_t != T_NONE && first->exit_t != T_NONE && r->exit_t - first->exit_t < 5000000 &&
+				    (killed_from_outside(r) ||
+				     q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d"
+						     " AND substr(kind, 1, 9) <> 'torchrun_')", r->rank)))))
 			v_culprit(v, r->rank);
 	}
 	v->outcome = "crash";
