@@ -40,6 +40,23 @@ check_golden() {
 
 sql() { "$NF_BIN" sql "$1" "$2" --tsv; }
 
+# NF_WORKERS: how many jobs a loop over the real jobs checks at once (the
+# CPUs, at most 4; NF_TEST_JOBS=N to choose)
+NF_WORKERS=${NF_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+[ "$NF_WORKERS" -ge 1 ] 2>/dev/null || NF_WORKERS=1
+[ "$NF_WORKERS" -gt 4 ] && NF_WORKERS=4
+
+# nf_sampled TGZ N: whether the N-th job of a loop over the jobs is checked:
+# every one, but under the sanitizers (NF_ASAN=1) only one real job in four
+# (the plain run checks them all; a quarter exercises the same code)
+nf_sampled() {
+	[ "${NF_ASAN:-}" = 1 ] || return 0
+	case $1 in
+	testdata/realjobs/*) [ $((($2 / NF_WORKERS) % 4)) = 0 ] ;;
+	*) return 0 ;;
+	esac
+}
+
 # ingest_case NAME [SET]: ingests testdata/SET/NAME.tar.gz (SET: corpus, the
 # default, or realjobs) once per run into $NF_TEST_OUT/cases/
 ingest_case() {

@@ -24,7 +24,10 @@ count_lines() {
 	awk 'BEGIN{n=0} {n++} END{print n}' RS='\n' "$1" 2>/dev/null
 }
 
+nth=0
 for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
+	nth=$((nth + 1))
+	nf_sampled "$tgz" "$nth" || continue
 	set_=$(basename "$(dirname "$tgz")")
 	job=$(basename "$tgz" .tar.gz)
 	db=$(ingest_case "$job" "$set_")

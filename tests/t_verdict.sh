@@ -83,7 +83,10 @@ check_node_verdict() {
 }
 
 # (testdata/skewed: real jobs with a node's clock set off, checked here only)
+nth=0
 for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz testdata/skewed/*.tar.gz; do
+	nth=$((nth + 1))
+	nf_sampled "$tgz" "$nth" || continue
 	set_=$(basename "$(dirname "$tgz")")
 	answers=testdata/$set_/answers.json
 	job=$(basename "$tgz" .tar.gz)
@@ -113,22 +116,22 @@ db=$(ingest_case healthy_clock_ahead skewed)
 check_eq "clocks/skewed/off-host" "gpu-node01" "$(sql "$db" "SELECT host FROM clocks WHERE offset_us BETWEEN 450000 AND 550000")"
 check_eq "clocks/skewed/finding" '["gpu-node01"]' "$(sql "$db" "SELECT hosts FROM findings WHERE kind = 'clock_offset'")"
 check_eq "clocks/skewed/cites" 2 "$(sql "$db" "SELECT count(*) FROM evidence e JOIN findings f USING(finding_id) WHERE f.kind = 'clock_offset'")"
-n=0
+n=0 nth=0
 for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
+	nth=$((nth + 1))
+	nf_sampled "$tgz" "$nth" || continue
 	set_=$(basename "$(dirname "$tgz")")
 	db=$(ingest_case "$(basename "$tgz" .tar.gz)" "$set_")
 	n=$((n + $(sql "$db" "SELECT count(*) FROM findings WHERE kind = 'clock_offset'")))
 done
 check_eq "clocks/real-jobs/no-finding" 0 "$n"
 
-# variants built from the real jobs (the sanitizer run, NF_ASAN=1, takes
-# every other real job: the plain run checks them all, and half of them are
-# enough to exercise the same code under the sanitizers)
-nth=0
-for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
+# variants built from the real jobs, one job after the other on each of up
+# to four workers (NF_WORKERS, lib.sh); the sanitizer run takes a sample of
+# the real jobs (nf_sampled, lib.sh): the plain run checks them all
+variants_of() {
+	tgz=$1
 	set_=$(basename "$(dirname "$tgz")")
-	nth=$((nth + 1))
-	[ "${NF_ASAN:-}" = 1 ] && [ "$set_" = realjobs ] && [ $((nth % 2)) = 0 ] && continue
 	answers=testdata/$set_/answers.json
 	job=$(basename "$tgz" .tar.gz)
 	label=$job
@@ -212,7 +215,7 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	while [ "$r" -ge 0 ] && in_list "$r" "$allowed"; do r=$((r - 1)); done
 	if [ "$r" -lt 0 ]; then # every rank may be named: nothing to drop
 		rm -rf "$d"
-		continue
+		return 0
 	fi
 	sh tests/helpers/drop_rank.sh "$d" "$r"
 	"$NF_BIN" ingest "$d" -o "$d.drop.db" -q > /dev/null 2>&1
@@ -229,7 +232,21 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	case "$miss" in *"rank $r "*|*"ranks"*"$r"*) pass "verdict-drop-rank$r/$label/says-missing" ;;
 	*) fail "verdict-drop-rank$r/$label/says-missing" "$miss" ;; esac
 	rm -rf "$d" "$d".*.db
+}
+w=0
+while [ "$w" -lt "$NF_WORKERS" ]; do
+	(
+		nth=0
+		for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
+			nth=$((nth + 1))
+			[ $((nth % NF_WORKERS)) = "$w" ] || continue
+			nf_sampled "$tgz" "$nth" || continue
+			variants_of "$tgz"
+		done
+	) &
+	w=$((w + 1))
 done
+wait
 
 answers=testdata/corpus/answers.json
 
