@@ -133,13 +133,8 @@ bool diag_alone(struct diagnosis *d)
 		   who.data, a->op[0] ? a->op : "a collective", a->seq, v->pg, t);
 	if (n > 1) {
 		struct buf l = {0};
-		int *ranks = xcalloc(n, sizeof(*ranks));
-		for (size_t i = 0; i < n; i++)
-			ranks[i] = calls[i].rank;
-		qsort(ranks, n, sizeof(*ranks), cmp_int);
-		fmt_rank_list(ranks, n, &l);
+		fmt_rank_list(v->culprits, v->nculprits, &l); /* the culprits, kept sorted */
 		buf_printf(&v->summary, " The same holds for ranks %s.", l.data);
-		free(ranks);
 		buf_free(&l);
 	}
 	/* the peers' wait: the first timeout of a rank that is not a culprit */

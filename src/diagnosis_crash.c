@@ -561,6 +561,14 @@ bool diag_app_exception(struct diagnosis *d)
 
 /* ---- a process that died ---- */
 
+/* Whether the rank has a line of its own in the bundle, not only its
+ * launcher's report of its end. */
+static bool has_own_lines(struct diagnosis *d, int rank)
+{
+	return q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND substr(kind, 1, 9) <> 'torchrun_')",
+		     rank) != 0;
+}
+
 bool diag_rank_exited(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -581,8 +589,7 @@ bool diag_rank_exited(struct diagnosis *d)
 	 * report): an exit reported after the others failed says nothing of
 	 * who went first (an exit status of its own error, which is not here) */
 	if (first->exit_t != T_NONE && others != T_NONE && first->exit_t > others &&
-	    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND substr(kind, 1, 9) <> 'torchrun_')",
-		   first->rank))
+	    !has_own_lines(d, first->rank))
 		return false;
 	/* others that died with it: killed too, or with lines of their own
 	 * that show no error (an exit status of a rank with only its
@@ -591,9 +598,7 @@ bool diag_rank_exited(struct diagnosis *d)
 		struct rank_facts *r = &d->ranks[i];
 		if (external_exit(r) &&
 		    (r == first || (r->exit_t != T_NONE && first->exit_t != T_NONE && r->exit_t - first->exit_t < 5000000 &&
-				    (killed_from_outside(r) ||
-				     q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d"
-						     " AND substr(kind, 1, 9) <> 'torchrun_')", r->rank)))))
+				    (killed_from_outside(r) || has_own_lines(d, r->rank)))))
 			v_culprit(v, r->rank);
 	}
 	v->outcome = "crash";
