@@ -56,7 +56,9 @@ for t in tests/t_*.sh; do
 	name=$(basename "$t" .sh)
 	case "$name" in *"${NF_ONLY:-}"*) ;; *) continue ;; esac
 	echo "== $name"
+	t0=$(date +%s)
 	sh "$t" || echo "FAIL $name (script exited with $?)" | tee -a "$results"
+	echo "   ($name: $(($(date +%s) - t0)) s)"
 done
 
 passed=$(grep -c '^ok' "$results")
