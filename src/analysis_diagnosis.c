@@ -21,7 +21,7 @@ void analysis_diagnosis(sqlite3 *db)
 					   diag_rank_vanished};
 	static const cause_fn hang[] = {diag_mismatch, diag_p2p, diag_stalled, diag_late_start, diag_unresponsive,
 					  diag_stalled_text, diag_alone, diag_skipped_call, diag_absent,
-					  diag_stuck};
+					  diag_stuck, diag_stuck_group};
 	bool done = false;
 	for (size_t i = 0; i < ARRAY_LEN(crash) && !done; i++) {
 		v_reset(&d.v);

@@ -127,6 +127,7 @@ bool diag_absent(struct diagnosis *d);    /* diagnosis_absent.c: every rank with
 bool diag_stuck(struct diagnosis *d);     /* diagnosis_stuck.c: a rank that never came back after the abort */
 bool diag_alone(struct diagnosis *d);     /* diagnosis_alone.c: a timeout in a group of one member: the rank's GPU */
 bool diag_skipped_call(struct diagnosis *d); /* diagnosis_skipped.c: a call peers completed, skipped by a rank that went on */
+bool diag_stuck_group(struct diagnosis *d); /* diagnosis_stuck_group.c: every wait leads to one call a small group all made */
 /* Whether a rank shows less of a group than another member did when the job
  * hung (the hang views of diagnosis_hang.c: what each rank had enqueued) */
 bool diag_any_behind(struct diagnosis *d);

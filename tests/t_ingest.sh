@@ -19,11 +19,6 @@ fr_expected() {
 	esac
 }
 
-# lines of a file as the tool counts them: line breaks, plus a last line without one
-count_lines() {
-	awk 'BEGIN{n=0} {n++} END{print n}' RS='\n' "$1" 2>/dev/null
-}
-
 nth=0
 for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	nth=$((nth + 1))
@@ -33,78 +28,80 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	db=$(ingest_case "$job" "$set_")
 	[ "$set_" = corpus ] || job="$set_/$job"
 	check "ingest/$job/exit-0" test -f "$db"
-	ranks=$(sql "$db" "SELECT count(*) FROM ranks")
 	exp_ranks=$(grep -o "\"$(basename "$job")\": *{\"ranks\": [0-9]*" "testdata/$set_/answers.json" | grep -o '[0-9]*$')
-	check_eq "ingest/$job/ranks" "$exp_ranks" "$ranks"
 	# ranks per node: the local-rank directories of the per-rank files (2 in
 	# most jobs, 4 in testdata/realjobs/n4_*)
 	per=$(tar tzf "$tgz" | grep -o '/attempt_0/[0-9]*/' | sort -u | wc -l)
 	[ "$per" -gt 0 ] || per=2
-	hosts=$(sql "$db" "SELECT count(DISTINCT host) FROM ranks")
+	# every value the checks below compare, in one query (a process start
+	# costs more than most of these queries: DEVELOPING.md)
+	IFS='|' read -r ranks hosts lines_and_skipped stored meta bad_rank_log bad_nccl_debug bad_console bad_hosts \
+		wd_events wd_lines fr_per_rank fr_kept fr_over_32 fr_untyped fr_events fr_rows kinds_counts kinds_fields <<EOF
+$(sql "$db" "SELECT coalesce((SELECT count(*) FROM ranks), '')
+	|| '|' || coalesce((SELECT count(DISTINCT host) FROM ranks), '')
+	|| '|' || coalesce((SELECT (SELECT count(*) FROM lines) + (SELECT sum(skipped_lines) FROM sources)), '')
+	|| '|' || coalesce((SELECT count(*) FROM lines), '')
+	|| '|' || coalesce((SELECT sum(stored_lines) FROM sources), '')
+	|| '|' || coalesce((SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='rank_log' AND
+		(l.rank IS NULL OR l.rank <> $per*(CAST(substr(s.path, instr(s.path,'gpu-node')+8, 2) AS INTEGER)-1)
+		 + CAST(substr(s.path, length(s.path) - 11, 1) AS INTEGER))), '')
+	|| '|' || coalesce((SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='nccl_debug' AND l.rank IS NULL), '')
+	|| '|' || coalesce((SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE l.text LIKE '[default%' AND l.rank IS NULL), '')
+	|| '|' || coalesce((SELECT count(*) FROM sources WHERE path LIKE '%gpu-node%' AND (host IS NULL OR instr(path, host) = 0)), '')
+	|| '|' || coalesce((SELECT count(*) FROM events WHERE kind='pg_watchdog_timeout'), '')
+	|| '|' || coalesce((SELECT count(*) FROM lines WHERE text LIKE '%Watchdog caught collective operation timeout%'), '')
+	|| '|' || coalesce((SELECT coalesce(group_concat(rank || ':' || n, ' '), '') FROM (SELECT rank, sum(json_extract(fields,'\$.entries')) n
+		FROM events WHERE kind='fr_kept' GROUP BY rank ORDER BY rank)), '')
+	|| '|' || coalesce((SELECT (SELECT count(*) FROM events WHERE kind='fr_entry') = (SELECT coalesce(sum(json_extract(fields,'\$.entries_kept')), 0) FROM events WHERE kind='fr_kept')), '')
+	|| '|' || coalesce((SELECT count(*) FROM (SELECT e.source_id, e.rank, f.pg_id g, count(*) n FROM events e JOIN fr_entries f USING(event_id)
+		WHERE f.state = 'completed' GROUP BY 1, 2, 3 HAVING n > 32)), '')
+	|| '|' || coalesce((SELECT count(*) FROM events e LEFT JOIN fr_entries f USING(event_id) WHERE e.kind = 'fr_entry'
+		AND (f.event_id IS NULL OR f.rank IS NOT e.rank OR f.seq IS NULL OR f.state IS NULL
+		OR json_extract(e.fields, '\$.seq') IS NOT NULL OR json_extract(e.fields, '\$.state') IS NOT NULL)), '')
+	|| '|' || coalesce((SELECT count(*) FROM events WHERE kind = 'fr_entry'), '')
+	|| '|' || coalesce((SELECT count(*) FROM fr_entries), '')
+	|| '|' || coalesce((SELECT count(*) FROM (SELECT kind, count(*) n FROM events GROUP BY kind) e FULL JOIN kinds k USING(kind) WHERE k.events IS NOT e.n), '')
+	|| '|' || coalesce((SELECT count(*) FROM events e, json_each(e.fields) j JOIN kinds k ON k.kind = e.kind
+		WHERE instr(' ' || k.fields || ' ', ' ' || j.key || ' ') = 0), '')")
+EOF
+	check_eq "ingest/$job/ranks" "$exp_ranks" "$ranks"
 	check_eq "ingest/$job/hosts" "$((exp_ranks / per))" "$hosts"
 
-	# every input line is a row of lines or a counted skipped line
+	# every input line is a row of lines or a counted skipped line (lines as
+	# the tool counts them: line breaks, plus a last line without one)
 	x="$TMP/x-$set_-$(basename "$job")"
 	rm -rf "$x"; mkdir -p "$x"; tar xzf "$tgz" -C "$x"
-	total=0
-	for f in $(find "$x" -type f | sort); do
-		n=$(count_lines "$f"); total=$((total + n))
-	done
-	got=$(sql "$db" "SELECT (SELECT count(*) FROM lines) + (SELECT sum(skipped_lines) FROM sources)")
-	check_eq "ingest/$job/no-line-lost" "$total" "$got"
-	stored=$(sql "$db" "SELECT count(*) FROM lines")
-	meta=$(sql "$db" "SELECT sum(stored_lines) FROM sources")
+	total=$(find "$x" -type f -exec awk 'END { print NR }' {} + | awk '{ n += $1 } END { print n + 0 }')
+	check_eq "ingest/$job/no-line-lost" "$total" "$lines_and_skipped"
 	check_eq "ingest/$job/lines-rows-match-sources" "$meta" "$stored"
 
 	# each per-rank file (.../attempt_N/L/std{out,err}.log): node NN, local rank L
 	# -> rank per*(NN-1)+L
-	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='rank_log' AND
-		(l.rank IS NULL OR l.rank <> $per*(CAST(substr(s.path, instr(s.path,'gpu-node')+8, 2) AS INTEGER)-1)
-		 + CAST(substr(s.path, length(s.path) - 11, 1) AS INTEGER))")
-	check_eq "ingest/$job/per-rank-file-lines-attributed" 0 "$bad"
-	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE s.kind='nccl_debug' AND l.rank IS NULL")
-	check_eq "ingest/$job/nccl-debug-lines-attributed" 0 "$bad"
-	bad=$(sql "$db" "SELECT count(*) FROM lines l JOIN sources s USING(source_id) WHERE l.text LIKE '[default%' AND l.rank IS NULL")
-	check_eq "ingest/$job/console-worker-lines-attributed" 0 "$bad"
-	bad=$(sql "$db" "SELECT count(*) FROM sources WHERE path LIKE '%gpu-node%' AND (host IS NULL OR instr(path, host) = 0)")
-	check_eq "ingest/$job/source-hosts" 0 "$bad"
+	check_eq "ingest/$job/per-rank-file-lines-attributed" 0 "$bad_rank_log"
+	check_eq "ingest/$job/nccl-debug-lines-attributed" 0 "$bad_nccl_debug"
+	check_eq "ingest/$job/console-worker-lines-attributed" 0 "$bad_console"
+	check_eq "ingest/$job/source-hosts" 0 "$bad_hosts"
 
 	# watchdog timeouts: one event per line that says so, a console copy of a
 	# per-rank line not counted twice
 	exp=$(find "$x" -type f ! -name console.log -exec grep -h "Watchdog caught collective operation timeout" {} + |
 		grep -vc "watchdog thread terminated with exception")
-	got=$(sql "$db" "SELECT count(*) FROM events WHERE kind='pg_watchdog_timeout'")
-	check_eq "ingest/$job/watchdog-timeouts" "$exp" "$got"
+	check_eq "ingest/$job/watchdog-timeouts" "$exp" "$wd_events"
 	exp=$(grep -rh "Watchdog caught collective operation timeout" "$x" | wc -l)
-	got=$(sql "$db" "SELECT count(*) FROM lines WHERE text LIKE '%Watchdog caught collective operation timeout%'")
-	check_eq "ingest/$job/watchdog-timeout-lines" "$exp" "$got"
+	check_eq "ingest/$job/watchdog-timeout-lines" "$exp" "$wd_lines"
 
 	# flight-recorder entries per rank: all read, and the ones kept as events
 	# (every entry not completed, the last 32 completed of each group)
-	if [ "$set_" = corpus ]; then
-		got=$(sql "$db" "SELECT group_concat(rank || ':' || n, ' ') FROM (SELECT rank, sum(json_extract(fields,'\$.entries')) n FROM events WHERE kind='fr_kept' GROUP BY rank ORDER BY rank)")
-		check_eq "ingest/$job/flight-recorder-entries" "$(fr_expected "$job")" "$got"
-	fi
-	got=$(sql "$db" "SELECT (SELECT count(*) FROM events WHERE kind='fr_entry') = (SELECT coalesce(sum(json_extract(fields,'\$.entries_kept')), 0) FROM events WHERE kind='fr_kept')")
-	check_eq "ingest/$job/flight-recorder-entries-kept" 1 "$got"
-	got=$(sql "$db" "SELECT count(*) FROM (SELECT e.source_id, e.rank, f.pg_id g, count(*) n FROM events e JOIN fr_entries f USING(event_id)
-	  WHERE f.state = 'completed' GROUP BY 1, 2, 3 HAVING n > 32)")
-	check_eq "ingest/$job/flight-recorder-completed-kept-at-most-32-per-dump" 0 "$got"
+	[ "$set_" = corpus ] && check_eq "ingest/$job/flight-recorder-entries" "$(fr_expected "$job")" "$fr_per_rank"
+	check_eq "ingest/$job/flight-recorder-entries-kept" 1 "$fr_kept"
+	check_eq "ingest/$job/flight-recorder-completed-kept-at-most-32-per-dump" 0 "$fr_over_32"
 	# every fr_entry event has its typed row (same rank), and keeps in its
 	# fields only what no column holds
-	got=$(sql "$db" "SELECT count(*) FROM events e LEFT JOIN fr_entries f USING(event_id) WHERE e.kind = 'fr_entry'
-	  AND (f.event_id IS NULL OR f.rank IS NOT e.rank OR f.seq IS NULL OR f.state IS NULL
-	   OR json_extract(e.fields, '\$.seq') IS NOT NULL OR json_extract(e.fields, '\$.state') IS NOT NULL)")
-	check_eq "ingest/$job/fr-entries-typed" 0 "$got"
-	check_eq "ingest/$job/fr-entries-no-extra" "$(sql "$db" "SELECT count(*) FROM events WHERE kind = 'fr_entry'")" \
-		"$(sql "$db" "SELECT count(*) FROM fr_entries")"
+	check_eq "ingest/$job/fr-entries-typed" 0 "$fr_untyped"
+	check_eq "ingest/$job/fr-entries-no-extra" "$fr_events" "$fr_rows"
 	# kinds: one row per kind with its count, and every key its events carry
-	got=$(sql "$db" "SELECT count(*) FROM (SELECT kind, count(*) n FROM events GROUP BY kind) e
-	  FULL JOIN kinds k USING(kind) WHERE k.events IS NOT e.n")
-	check_eq "ingest/$job/kinds-counts" 0 "$got"
-	got=$(sql "$db" "SELECT count(*) FROM events e, json_each(e.fields) j JOIN kinds k ON k.kind = e.kind
-	  WHERE instr(' ' || k.fields || ' ', ' ' || j.key || ' ') = 0")
-	check_eq "ingest/$job/kinds-fields" 0 "$got"
+	check_eq "ingest/$job/kinds-counts" 0 "$kinds_counts"
+	check_eq "ingest/$job/kinds-fields" 0 "$kinds_fields"
 	rm -rf "$x"
 done
 

@@ -12,51 +12,70 @@
 
 # the answers of the set the job is in (testdata/corpus, testdata/realjobs, testdata/skewed)
 answers=testdata/corpus/answers.json
-ans() { sqlite3 :memory: "SELECT json_extract(readfile('$answers'), '\$.$1.$2')"; }
-# the culprits as a sorted list "2 3"
-culprits_of() { sql "$1" "SELECT group_concat(value, ' ') FROM (SELECT value FROM verdict, json_each(verdict.culprit_ranks) ORDER BY value)"; }
 in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
-json_list() { sqlite3 :memory: "SELECT group_concat(value, ' ') FROM json_each('$1')"; }
 # degraded_right VARIANT LABEL: 1 when that copy's verdict must stay wholly right
 degraded_right() { grep -qx "$1 $2" tests/golden/verdict-degraded.txt && echo 1 || echo 0; }
+
+# answer_of JOB: the job's answer, read once, in a_* variables (lists as
+# "2 3"; a_hidden and a_unknown 1 when the answer has hidden_without_rank,
+# unknown_without_console). Each check reads its values in one query: a
+# process start costs more than the query (DEVELOPING.md)
+answer_of() {
+	IFS='|' read -r a_ranks a_outcome a_hidden a_unknown a_causes a_must a_allowed a_pg a_seq a_op <<EOF
+$(sqlite3 :memory: "WITH a(j) AS (SELECT json_extract(readfile('$answers'), '\$.\"$1\"'))
+  SELECT json_extract(j, '\$.ranks') || '|' || json_extract(j, '\$.outcome') || '|'
+   || (json_type(j, '\$.hidden_without_rank') IS NOT NULL) || '|' || (json_type(j, '\$.unknown_without_console') IS NOT NULL)
+   || '|' || coalesce((SELECT group_concat(value, ' ') FROM json_each(j, '\$.cause')), '')
+   || '|' || coalesce((SELECT group_concat(value, ' ') FROM json_each(j, '\$.culprit_must')), '')
+   || '|' || coalesce((SELECT group_concat(value, ' ') FROM json_each(j, '\$.culprit_allowed')), '')
+   || '|' || coalesce((SELECT group_concat(value, ' ') FROM json_each(j, '\$.pg')), '')
+   || '|' || coalesce((SELECT group_concat(value, ' ') FROM json_each(j, '\$.seq')), '')
+   || '|' || coalesce((SELECT group_concat(value, ' ') FROM json_each(j, '\$.op')), '') FROM a")
+EOF
+}
+
+# verdict_of DB: the case's verdict in v_* variables (v_culprits sorted, "2 3")
+verdict_of() {
+	IFS='|' read -r v_outcome v_cause v_conf v_pg v_seq v_op v_culprits v_missing <<EOF
+$(sql "$1" "SELECT coalesce(outcome, '') || '|' || coalesce(cause, '') || '|' || coalesce(confidence, '')
+   || '|' || coalesce(process_group, '') || '|' || coalesce(seq, '') || '|' || coalesce(op, '') || '|'
+   || coalesce((SELECT group_concat(value, ' ') FROM (SELECT value FROM json_each(verdict.culprit_ranks) ORDER BY value)), '')
+   || '|' || replace(coalesce(missing, ''), char(10), ' ') FROM verdict")
+EOF
+}
+
+# wrong_culprits: the culprits of v_culprits outside a_allowed, in $bad
+wrong_culprits() {
+	bad=""
+	for x in $v_culprits; do in_list "$x" "$a_allowed" || bad="$bad $x"; done
+}
 
 # check_verdict NAME DB JOB STRICT: STRICT=1 full answer; 0 only "no wrong culprit"
 check_verdict() {
 	name=$1 db=$2 job=$3 strict=$4
-	got=$(culprits_of "$db")
-	allowed=$(json_list "$(ans "$job" culprit_allowed)")
-	must=$(json_list "$(ans "$job" culprit_must)")
-	bad=""
-	for x in $got; do in_list "$x" "$allowed" || bad="$bad $x"; done
-	cause=$(sql "$db" "SELECT cause FROM verdict")
-	if [ -n "$bad" ]; then fail "$name/no-wrong-culprit" "culprits [$got], allowed [$allowed]"; else pass "$name/no-wrong-culprit"; fi
+	answer_of "$job"
+	verdict_of "$db"
+	wrong_culprits
+	if [ -n "$bad" ]; then fail "$name/no-wrong-culprit" "culprits [$v_culprits], allowed [$a_allowed]"; else pass "$name/no-wrong-culprit"; fi
 	[ "$strict" = 1 ] || return 0
-	for x in $must; do in_list "$x" "$got" || bad="$bad missing:$x"; done
-	if [ -n "$bad" ]; then fail "$name/culprits" "got [$got] must [$must]"; else pass "$name/culprits"; fi
-	check_eq "$name/outcome" "$(ans "$job" outcome)" "$(sql "$db" "SELECT outcome FROM verdict")"
-	causes=$(json_list "$(ans "$job" cause)")
-	if in_list "$cause" "$causes"; then pass "$name/cause"; else fail "$name/cause" "$cause not in [$causes]"; fi
-	for k in pg seq op; do
-		exp=$(ans "$job" "$k")
-		[ -n "$exp" ] || continue
-		case $k in pg) col=process_group ;; *) col=$k ;; esac
-		g=$(sql "$db" "SELECT $col FROM verdict")
-		[ "$k" = op ] && g=$(echo "$g" | sed 's/ALLGATHER/ALLGATHER/')
-		if in_list "$g" "$(json_list "$exp")"; then pass "$name/$k"; else fail "$name/$k" "$g not in $exp"; fi
-	done
+	for x in $a_must; do in_list "$x" "$v_culprits" || bad="$bad missing:$x"; done
+	if [ -n "$bad" ]; then fail "$name/culprits" "got [$v_culprits] must [$a_must]"; else pass "$name/culprits"; fi
+	check_eq "$name/outcome" "$a_outcome" "$v_outcome"
+	if in_list "$v_cause" "$a_causes"; then pass "$name/cause"; else fail "$name/cause" "$v_cause not in [$a_causes]"; fi
+	[ -z "$a_pg" ] || { if in_list "$v_pg" "$a_pg"; then pass "$name/pg"; else fail "$name/pg" "$v_pg not in [$a_pg]"; fi; }
+	[ -z "$a_seq" ] || { if in_list "$v_seq" "$a_seq"; then pass "$name/seq"; else fail "$name/seq" "$v_seq not in [$a_seq]"; fi; }
+	[ -z "$a_op" ] || { if in_list "$v_op" "$a_op"; then pass "$name/op"; else fail "$name/op" "$v_op not in [$a_op]"; fi; }
 }
 
 # check_wrong_is_low NAME DB JOB: a culprit outside the allowed ones only
 # with confidence low (a degraded bundle may mislead, but must say so)
 check_wrong_is_low() {
 	name=$1 db=$2 job=$3
-	got=$(culprits_of "$db")
-	allowed=$(json_list "$(ans "$job" culprit_allowed)")
-	bad=""
-	for x in $got; do in_list "$x" "$allowed" || bad="$bad $x"; done
-	conf=$(sql "$db" "SELECT confidence FROM verdict")
-	if [ -z "$bad" ] || [ "$conf" = low ]; then pass "$name"; else
-		fail "$name" "culprits [$got] ($conf), allowed [$allowed]"; fi
+	answer_of "$job"
+	verdict_of "$db"
+	wrong_culprits
+	if [ -z "$bad" ] || [ "$v_conf" = low ]; then pass "$name"; else
+		fail "$name" "culprits [$v_culprits] ($v_conf), allowed [$a_allowed]"; fi
 }
 
 # check_node_verdict NAME DB JOB: the cause is right, a culprit is named and
@@ -64,22 +83,22 @@ check_wrong_is_low() {
 # says why in unknown_without_console, the verdict is unknown)
 check_node_verdict() {
 	name=$1 db=$2 job=$3
-	allowed=$(json_list "$(ans "$job" culprit_allowed)")
-	causes=$(json_list "$(ans "$job" cause)")
-	cause=$(sql "$db" "SELECT cause FROM verdict")
-	if [ "$cause" = unknown ] && [ -n "$(ans "$job" unknown_without_console)" ]; then
-		check_eq "$name/unknown-allowed" "[]" "$(sql "$db" "SELECT culprit_ranks FROM verdict")"
+	answer_of "$job"
+	verdict_of "$db"
+	if [ "$v_cause" = unknown ] && [ "$a_unknown" = 1 ]; then
+		check_eq "$name/unknown-allowed" "" "$v_culprits"
 		return 0
 	fi
-	if in_list "$cause" "$causes"; then pass "$name/cause"; else fail "$name/cause" "$cause not in [$causes]"; fi
+	if in_list "$v_cause" "$a_causes"; then pass "$name/cause"; else fail "$name/cause" "$v_cause not in [$a_causes]"; fi
 	# a culprit only where one must be named (a straggler may go unnamed)
-	[ -n "$allowed" ] && [ -n "$(json_list "$(ans "$job" culprit_must)")" ] || return 0
-	list=$(echo "$allowed" | tr ' ' ',')
-	bad=$(sql "$db" "SELECT group_concat(value, ' ') FROM verdict, json_each(verdict.culprit_ranks)
-		WHERE (SELECT host FROM ranks WHERE rank = value) NOT IN (SELECT host FROM ranks WHERE rank IN ($list))")
-	n=$(sql "$db" "SELECT count(*) FROM verdict, json_each(verdict.culprit_ranks) WHERE value IN ($list)")
-	if [ -z "$bad" ] && [ "$n" -gt 0 ]; then pass "$name/culprit-node"; else
-		fail "$name/culprit-node" "culprits $(sql "$db" "SELECT culprit_ranks FROM verdict"), allowed [$allowed]"; fi
+	[ -n "$a_allowed" ] && [ -n "$a_must" ] || return 0
+	list=$(echo "$a_allowed" | tr ' ' ',')
+	# the culprits off the allowed ones' hosts | how many culprits are allowed ones
+	got=$(sql "$db" "SELECT coalesce((SELECT group_concat(value, ' ') FROM verdict, json_each(verdict.culprit_ranks)
+		WHERE (SELECT host FROM ranks WHERE rank = value) NOT IN (SELECT host FROM ranks WHERE rank IN ($list))), '')
+		|| '|' || (SELECT count(*) FROM verdict, json_each(verdict.culprit_ranks) WHERE value IN ($list))")
+	if [ "${got%|*}" = "" ] && [ "${got#*|}" -gt 0 ]; then pass "$name/culprit-node"; else
+		fail "$name/culprit-node" "culprits [$v_culprits], allowed [$a_allowed]"; fi
 }
 
 # (testdata/skewed: real jobs with a node's clock set off, checked here only)
@@ -94,11 +113,14 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz testdata/skewed/*
 	label=$job
 	[ "$set_" = corpus ] || label="$set_/$job"
 	check_verdict "verdict/$label" "$db" "$job" 1
-	n=$(sql "$db" "SELECT count(*) FROM evidence WHERE finding_id = 0")
+	# evidence cited | of it, lines that exist | of it, lines expected (not from a dump)
+	IFS='|' read -r n m k <<EOF
+$(sql "$db" "SELECT (SELECT count(*) FROM evidence WHERE finding_id = 0) || '|'
+  || (SELECT count(*) FROM evidence e JOIN lines l ON l.source_id = e.source_id AND l.line_no = e.line_no WHERE e.finding_id = 0) || '|'
+  || (SELECT count(*) FROM evidence e JOIN sources s USING(source_id) WHERE e.finding_id = 0 AND s.kind <> 'flight_recorder')")
+EOF
 	check "verdict/$label/cites-evidence" test "$n" -gt 0
-	n=$(sql "$db" "SELECT count(*) FROM evidence e JOIN lines l ON l.source_id = e.source_id AND l.line_no = e.line_no WHERE e.finding_id = 0")
-	m=$(sql "$db" "SELECT count(*) FROM evidence e JOIN sources s USING(source_id) WHERE e.finding_id = 0 AND s.kind <> 'flight_recorder'")
-	check_eq "verdict/$label/evidence-lines-exist" "$m" "$n"
+	check_eq "verdict/$label/evidence-lines-exist" "$k" "$m"
 done
 
 # a failure that is every rank's alike (testdata/unblamed/): no culprit, the
@@ -138,6 +160,9 @@ variants_of() {
 	label=$job
 	[ "$set_" = corpus ] || label="$set_/$job"
 	d="$TMP/v-$set_-$job"
+	full=$(ingest_case "$job" "$set_")
+	verdict_of "$full"
+	full_cause=$v_cause
 	rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	if [ -n "$(find "$d" -path '*/fr/*' -type f | head -1)" ]; then
 		find "$d" -path '*/fr/*' -type f -delete
@@ -145,8 +170,10 @@ variants_of() {
 		check_verdict "verdict-nofr/$label" "$d.nofr.db" "$job" "$(degraded_right nofr "$label")"
 		# a job that completed, with NCCL's INFO lines: every rank took
 		# down its communicators, which says so without the dumps
-		if [ "$(ans "$job" outcome)" = completed ] && grep -rqs "Destroy COMPLETE" "$d"; then
-			check_eq "verdict-nofr/$label/completed" completed "$(sql "$d.nofr.db" "SELECT outcome FROM verdict")"
+		answer_of "$job"
+		if [ "$a_outcome" = completed ] && grep -rqs "Destroy COMPLETE" "$d"; then
+			verdict_of "$d.nofr.db"
+			check_eq "verdict-nofr/$label/completed" completed "$v_outcome"
 		fi
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
@@ -173,19 +200,19 @@ variants_of() {
 	fi
 	# without the culprit's node (its files could not be collected): only
 	# ranks of that node may be named
-	must=$(json_list "$(ans "$job" culprit_must)")
-	if [ -n "$must" ]; then
-		full=$(ingest_case "$job" "$set_")
-		host=$(sql "$full" "SELECT host FROM ranks WHERE rank = ${must%% *}")
-		node_ranks=$(sql "$full" "SELECT group_concat(rank, ' ') FROM ranks WHERE host = '$host'")
+	answer_of "$job"
+	if [ -n "$a_must" ]; then
+		IFS='|' read -r host node_ranks <<EOF
+$(sql "$full" "SELECT host || '|' || (SELECT group_concat(rank, ' ') FROM ranks r WHERE r.host = ranks.host) FROM ranks WHERE rank = ${a_must%% *}")
+EOF
 		if [ -n "$host" ] && [ -n "$(find "$d" -type d -name "$host" | head -1)" ]; then
 			find "$d" -type d -name "$host" -prune -exec rm -rf {} +
 			"$NF_BIN" ingest "$d" -o "$d.nonode.db" -q > /dev/null 2>&1
-			got=$(culprits_of "$d.nonode.db")
+			verdict_of "$d.nonode.db"
 			bad=""
-			for x in $got; do in_list "$x" "$node_ranks" || bad="$bad $x"; done
+			for x in $v_culprits; do in_list "$x" "$node_ranks" || bad="$bad $x"; done
 			if [ -z "$bad" ]; then pass "verdict-nonode/$label"; else
-				fail "verdict-nonode/$label" "culprits [$got], the dropped node's [$node_ranks]"; fi
+				fail "verdict-nonode/$label" "culprits [$v_culprits], the dropped node's [$node_ranks]"; fi
 			rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 		fi
 	fi
@@ -210,10 +237,9 @@ variants_of() {
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
 	# the highest rank that may not be named
-	allowed=$(json_list "$(ans "$job" culprit_allowed)")
-	nr=$(ans "$job" ranks)
-	r=$((nr - 1))
-	while [ "$r" -ge 0 ] && in_list "$r" "$allowed"; do r=$((r - 1)); done
+	answer_of "$job"
+	r=$((a_ranks - 1))
+	while [ "$r" -ge 0 ] && in_list "$r" "$a_allowed"; do r=$((r - 1)); done
 	if [ "$r" -lt 0 ]; then # every rank may be named: nothing to drop
 		rm -rf "$d"
 		return 0
@@ -223,15 +249,14 @@ variants_of() {
 	# where the whole bundle names nobody, or the answer says why that rank's
 	# logs hold the only trace of the culprit (hidden_without_rank), the
 	# rank without a line may be named instead, but only at confidence low
-	if [ "$(sql "$(ingest_case "$job" "$set_")" "SELECT cause FROM verdict")" = unknown ] ||
-		[ -n "$(ans "$job" hidden_without_rank)" ]; then
+	if [ "$full_cause" = unknown ] || [ "$a_hidden" = 1 ]; then
 		check_wrong_is_low "verdict-drop-rank$r/$label" "$d.drop.db" "$job"
 	else
 		check_verdict "verdict-drop-rank$r/$label" "$d.drop.db" "$job" 0
 	fi
-	miss=$(sql "$d.drop.db" "SELECT missing FROM verdict")
-	case "$miss" in *"rank $r "*|*"ranks"*"$r"*) pass "verdict-drop-rank$r/$label/says-missing" ;;
-	*) fail "verdict-drop-rank$r/$label/says-missing" "$miss" ;; esac
+	verdict_of "$d.drop.db"
+	case "$v_missing" in *"rank $r "*|*"ranks"*"$r"*) pass "verdict-drop-rank$r/$label/says-missing" ;;
+	*) fail "verdict-drop-rank$r/$label/says-missing" "$v_missing" ;; esac
 	rm -rf "$d" "$d".*.db
 }
 w=0
