@@ -114,6 +114,30 @@ static bool pg_is_default(sqlite3_stmt *st, const char *key)
 	return yes;
 }
 
+/* The default group where nothing tied it to its communicator (no dump, no
+ * PyTorch line naming the groups): PyTorch makes its communicator first,
+ * with ncclCommInitRank over every rank, and with a bound device splits
+ * every other group's from it. The one unsplit communicator of the largest
+ * size that others were split from is the default group's (key: the one
+ * the logs gave it, else "0", its GUID). */
+static const char default_comm_sql[] =
+	"CREATE TEMP TABLE default_comm AS SELECT c.comm_id, c.nranks,"
+	"  coalesce((SELECT pg FROM process_groups WHERE desc = 'default_pg' OR name = '0' ORDER BY pg = '0' DESC LIMIT 1), '0') pg"
+	" FROM comms c WHERE c.comm_id NOT LIKE 'split:%' AND c.pg IS NULL"
+	"  AND c.nranks = (SELECT max(nranks) FROM comms)"
+	"  AND EXISTS (SELECT 1 FROM comms s WHERE s.comm_id LIKE 'split:' || c.comm_id || ':%')"
+	"  AND (SELECT count(DISTINCT comm_id) FROM comms o WHERE o.comm_id NOT LIKE 'split:%'"
+	"   AND o.nranks = c.nranks) = 1"
+	"  AND NOT EXISTS (SELECT 1 FROM comms t JOIN process_groups g ON g.pg = t.pg"
+	"   WHERE g.desc = 'default_pg' OR g.name = '0')"
+	" LIMIT 1;"
+	"INSERT OR IGNORE INTO process_groups(pg, name, desc, size, evidence)"
+	"  SELECT pg, pg, 'default_pg', nranks, 'NCCL communicator (the one the others were split from)' FROM default_comm;"
+	"UPDATE comms SET pg = (SELECT pg FROM default_comm) WHERE comm_id = (SELECT comm_id FROM default_comm);"
+	"INSERT OR IGNORE INTO pg_members(pg, rank, pg_rank)"
+	"  SELECT d.pg, c.rank, c.comm_rank FROM comms c JOIN default_comm d USING(comm_id) WHERE c.rank IS NOT NULL;"
+	"DROP TABLE default_comm;";
+
 static int by_known_desc(const void *a, const void *b)
 {
 	const struct group *x = a, *y = b;
@@ -178,6 +202,7 @@ void analysis_comms(sqlite3 *db)
 	sqlite3_finalize(dflt);
 	free_groups(pgs, npg);
 	free_groups(comms, ncomm);
+	db_exec(db, default_comm_sql);
 	db_exec(db, "UPDATE process_groups SET size = max(size, (SELECT count(*) FROM pg_members m WHERE m.pg = process_groups.pg)),"
 		    " ranks = (SELECT json_group_array(rank) FROM (SELECT rank FROM pg_members m"
 		    "   WHERE m.pg = process_groups.pg ORDER BY rank))");
