@@ -20,7 +20,7 @@ void analysis_diagnosis(sqlite3 *db)
 					   diag_check_skip, diag_app_exception, diag_rank_exited, diag_rank_left,
 					   diag_rank_vanished};
 	static const cause_fn hang[] = {diag_mismatch, diag_p2p, diag_stalled, diag_late_start, diag_unresponsive,
-					  diag_stalled_text, diag_alone, diag_skipped_call, diag_absent,
+					  diag_stalled_text, diag_alone, diag_not_started, diag_skipped_call, diag_absent,
 					  diag_stuck, diag_stuck_group};
 	bool done = false;
 	for (size_t i = 0; i < ARRAY_LEN(crash) && !done; i++) {
@@ -43,6 +43,12 @@ void analysis_diagnosis(sqlite3 *db)
 		if (!done) {
 			v_reset(&d.v);
 			done = diag_silent_hang(&d);
+		}
+		if (done && d.teardown_t != T_NONE) {
+			char t[32];
+			fmt_time(d.teardown_t, t, sizeof(t));
+			buf_printf(&d.v.summary, " The lost connections logged from %s on, after every rank had been silent"
+						 " for over a minute, were the job's teardown (killed from outside), not its cause.", t);
 		}
 	}
 	if (!done) {

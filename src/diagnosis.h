@@ -71,6 +71,7 @@ struct diagnosis {
 	bool any_dump;
 	bool past_init;        /* some rank got past NCCL's init (rank_status.init_complete, or a training step logged) */
 	bool has_fr;          /* the case has flight-recorder entries */
+	int64_t teardown_t;   /* lost connections after a silent hang: its teardown (T_NONE: none) */
 	struct verdict v;
 };
 
@@ -127,6 +128,7 @@ bool diag_absent(struct diagnosis *d);    /* diagnosis_absent.c: every rank with
 bool diag_stuck(struct diagnosis *d);     /* diagnosis_stuck.c: a rank that never came back after the abort */
 bool diag_alone(struct diagnosis *d);     /* diagnosis_alone.c: a timeout in a group of one member: the rank's GPU */
 bool diag_skipped_call(struct diagnosis *d); /* diagnosis_skipped.c: a call peers completed, skipped by a rank that went on */
+bool diag_not_started(struct diagnosis *d); /* diagnosis_not_started.c: a call a peer's GPU started, the rank's never */
 bool diag_stuck_group(struct diagnosis *d); /* diagnosis_stuck_group.c: every wait leads to one call a small group all made */
 /* Whether a rank shows less of a group than another member did when the job
  * hung (the hang views of diagnosis_hang.c: what each rank had enqueued) */

@@ -54,6 +54,33 @@ static void col_str(sqlite3_stmt *st, int i, char *out, size_t n)
 	snprintf(out, n, "%s", s ? s : "");
 }
 
+/* How long every rank must have been silent before lost connections to be
+ * the teardown of a hang rather than its cause. */
+#define TEARDOWN_SILENCE_US 60000000LL
+
+/* A hang nobody reported, then torn down from outside (the scheduler, an
+ * operator, a time limit): the only failures are lost connections (a peer's
+ * process gone: NCCL's "Connection closed by remote peer"), logged after
+ * every rank with logs had been silent for a minute, with no timeout, error
+ * or abnormal exit anywhere. They are the teardown's, not the hang's: the
+ * job is a hang nobody reported, and the ranks' progress tells who was
+ * behind. */
+static bool torn_down_hang(struct diagnosis *d)
+{
+	for (size_t i = 0; i < d->nranks; i++) {
+		const struct rank_facts *r = &d->ranks[i];
+		if (r->first_timeout_t != T_NONE || (r->exited && r->exit_code != 0))
+			return false;
+		if (r->first_error_t != T_NONE && strcmp(r->first_error_kind, "nccl_socket_closed") != 0 &&
+		    strcmp(r->first_error_kind, "nccl_socket_truncated") != 0 &&
+		    strcmp(r->first_error_kind, "gloo_connection_lost") != 0)
+			return false;
+	}
+	return q_int(d->db, 0,
+		     "SELECT (SELECT max(time_us) FROM events WHERE time_us < %lld AND rank IS NOT NULL) < %lld",
+		     (long long)d->t0, (long long)(d->t0 - TEARDOWN_SILENCE_US)) == 1;
+}
+
 void diag_load(struct diagnosis *d, sqlite3 *db)
 {
 	memset(d, 0, sizeof(*d));
@@ -126,6 +153,11 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 			if (r->exited && r->exit_code != 0 && r->exit_t != T_NONE && (d->t0 == T_NONE || r->exit_t < d->t0))
 				d->t0 = r->exit_t;
 		}
+	d->teardown_t = T_NONE;
+	if (d->t0 != T_NONE && torn_down_hang(d)) {
+		d->teardown_t = d->t0;
+		d->t0 = T_NONE;
+	}
 	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;
 	d->has_fr = q_int(db, 0, "SELECT EXISTS (SELECT 1 FROM fr_entries)") != 0;
 }
