@@ -75,6 +75,14 @@ struct diagnosis {
 	struct verdict v;
 };
 
+/* SQL: each rank's oldest unfinished call in its flight recorder, the one
+ * it waits in first (the later ones queue behind it on its GPU):
+ * oldest(rank, pg, seq, op, state, t), t its creation time. */
+#define SQL_WITH_OLDEST_UNFINISHED                                                                            \
+	"WITH oldest AS (SELECT rank, pg, seq, op, state, min(time_created_us) t FROM collectives"              \
+	"  WHERE evidence = 'flight recorder' AND state <> 'completed' AND rank IS NOT NULL"                    \
+	"  AND time_created_us IS NOT NULL GROUP BY rank)"
+
 /* diagnosis_model.c */
 void diag_load(struct diagnosis *d, sqlite3 *db);
 void diag_free(struct diagnosis *d);

@@ -22,9 +22,7 @@
  * and started by a peer: rank, pg, seq, op, the peer's row (its event) and
  * when the peer's GPU started it, the rank's own timeout of that call. */
 static const char not_started_sql[] =
-	"WITH oldest AS (SELECT rank, pg, seq, op, state, min(time_created_us) t FROM collectives"
-	"  WHERE evidence = 'flight recorder' AND state <> 'completed' AND rank IS NOT NULL"
-	"  AND time_created_us IS NOT NULL GROUP BY rank)"
+	SQL_WITH_OLDEST_UNFINISHED
 	" SELECT o.rank, o.pg, o.seq, o.op, p.event_id, min(p.time_started_us),"
 	"  (SELECT c.event_id FROM collectives c WHERE c.rank = o.rank AND c.pg = o.pg AND c.seq = o.seq"
 	"   AND c.state = 'timed_out' LIMIT 1)"

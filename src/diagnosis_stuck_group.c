@@ -25,9 +25,7 @@
  * that are the oldest unfinished one of every member of their group (two or
  * more members): pg, seq, op, members, the earliest member's timeout event. */
 static const char held_sql[] =
-	"WITH oldest AS (SELECT rank, pg, seq, op, min(time_created_us) t FROM collectives"
-	"  WHERE evidence = 'flight recorder' AND state <> 'completed' AND rank IS NOT NULL"
-	"  AND time_created_us IS NOT NULL GROUP BY rank)"
+	SQL_WITH_OLDEST_UNFINISHED
 	" SELECT o.pg, o.seq, o.op, count(*) n,"
 	"  (SELECT c.event_id FROM collectives c WHERE c.pg = o.pg AND c.seq = o.seq AND c.state = 'timed_out'"
 	"   ORDER BY c.time_completed_us, c.rank LIMIT 1)"
@@ -38,9 +36,7 @@ static const char held_sql[] =
 /* The ranks with logs whose oldest unfinished call is in a group without a
  * member of group ?1 (they wait on someone else), or that have none. */
 static const char elsewhere_sql[] =
-	"WITH oldest AS (SELECT rank, pg, min(time_created_us) t FROM collectives"
-	"  WHERE evidence = 'flight recorder' AND state <> 'completed' AND rank IS NOT NULL"
-	"  AND time_created_us IS NOT NULL GROUP BY rank)"
+	SQL_WITH_OLDEST_UNFINISHED
 	" SELECT count(*) FROM ranks r LEFT JOIN oldest o ON o.rank = r.rank"
 	" WHERE EXISTS (SELECT 1 FROM events e WHERE e.rank = r.rank)"
 	"  AND (o.pg IS NULL OR NOT EXISTS (SELECT 1 FROM pg_members a JOIN pg_members b ON b.pg = ?1 AND b.rank = a.rank"
