@@ -44,12 +44,6 @@ void analysis_diagnosis(sqlite3 *db)
 			v_reset(&d.v);
 			done = diag_silent_hang(&d);
 		}
-		if (done && d.teardown_t != T_NONE) {
-			char t[32];
-			fmt_time(d.teardown_t, t, sizeof(t));
-			buf_printf(&d.v.summary, " The lost connections logged from %s on, after every rank had been silent"
-						 " for over a minute, were the job's teardown (killed from outside), not its cause.", t);
-		}
 	}
 	if (!done) {
 		v_reset(&d.v);
@@ -75,8 +69,18 @@ void analysis_diagnosis(sqlite3 *db)
 					   " transfers (fr_entries with is_p2p = 1) do not lead to one rank."
 					 : " Ranks timed out in point-to-point transfers (SEND/RECV): which rank waited for"
 					   " which is in the flight-recorder dumps, which this case lacks.");
-		else if (d.t0 == T_NONE)
+		else if (d.teardown_t != T_NONE) {
+			d.v.outcome = "hang";
+			buf_puts(&d.v.summary, "The job hung: every rank went silent, with no timeout logged, and no rank"
+					       " stands out (none behind the others in the calls the logs show).");
+		} else if (d.t0 == T_NONE)
 			buf_puts(&d.v.summary, "The logs show neither a failure nor a successful end of the job.");
+	}
+	if (d.teardown_t != T_NONE) {
+		char t[32];
+		fmt_time(d.teardown_t, t, sizeof(t));
+		buf_printf(&d.v.summary, " What failed from %s on, after every rank had been silent for a while, was"
+					 " the job's teardown (killed from outside), not its cause.", t);
 	}
 	/* a restarted job: the analyses saw its first attempt (analysis_attempts.c) */
 	if (q_int(db, 0, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'rank_restart'") > 0) {

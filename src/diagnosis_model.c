@@ -54,31 +54,51 @@ static void col_str(sqlite3_stmt *st, int i, char *out, size_t n)
 	snprintf(out, n, "%s", s ? s : "");
 }
 
-/* How long every rank must have been silent before lost connections to be
- * the teardown of a hang rather than its cause. */
+/* How long every rank must have been silent before the first failure for
+ * it to be the teardown of a hang rather than its cause: with a launcher
+ * told to stop from outside at that moment, and without. */
+#define TEARDOWN_SILENCE_SIGNALLED_US 30000000LL
 #define TEARDOWN_SILENCE_US 60000000LL
 
-/* A hang nobody reported, then torn down from outside (the scheduler, an
- * operator, a time limit): the only failures are lost connections (a peer's
- * process gone: NCCL's "Connection closed by remote peer"), logged after
- * every rank with logs had been silent for a minute, with no timeout, error
- * or abnormal exit anywhere. They are the teardown's, not the hang's: the
- * job is a hang nobody reported, and the ranks' progress tells who was
- * behind. */
-static bool torn_down_hang(struct diagnosis *d)
+static bool lost_peer_kind(const char *kind)
 {
+	return strcmp(kind, "nccl_socket_closed") == 0 || strcmp(kind, "nccl_socket_truncated") == 0 ||
+	       strcmp(kind, "gloo_connection_lost") == 0;
+}
+
+/* A hang nobody reported, then torn down from outside (a scheduler's
+ * cancel, an operator, a time limit), after every rank with logs had been
+ * silent for a while: the failures are the teardown's, not the hang's, and
+ * the job is a hang nobody reported (the ranks' progress tells who was
+ * behind). Either a launcher got a death signal (SIGTERM) as the failures
+ * began, after 30 s of silence; or, without one, the only failures are lost
+ * connections (a peer's process gone: NCCL's "Connection closed by remote
+ * peer"), with no timeout, other error or abnormal exit anywhere, after a
+ * minute of silence. Returns when the teardown began, or T_NONE. */
+static int64_t hang_teardown(struct diagnosis *d)
+{
+	int64_t sig_t = q_int(d->db, T_NONE, "SELECT min(time_us) FROM events WHERE kind = 'torchrun_death_signal'");
+	/* NCCL's warnings carry whole seconds: a lost connection logged in the
+	 * second the signal came is its consequence */
+	bool signalled = sig_t != T_NONE && sig_t <= d->t0 + 1000000;
+	int64_t start = signalled && sig_t < d->t0 ? sig_t : d->t0;
 	for (size_t i = 0; i < d->nranks; i++) {
 		const struct rank_facts *r = &d->ranks[i];
+		if (signalled) {
+			if (r->exited && r->exit_code != 0 && r->exit_t != T_NONE && r->exit_t < start - 1000000)
+				return T_NONE;
+			continue;
+		}
 		if (r->first_timeout_t != T_NONE || (r->exited && r->exit_code != 0))
-			return false;
-		if (r->first_error_t != T_NONE && strcmp(r->first_error_kind, "nccl_socket_closed") != 0 &&
-		    strcmp(r->first_error_kind, "nccl_socket_truncated") != 0 &&
-		    strcmp(r->first_error_kind, "gloo_connection_lost") != 0)
-			return false;
+			return T_NONE;
+		if (r->first_error_t != T_NONE && !lost_peer_kind(r->first_error_kind))
+			return T_NONE;
 	}
-	return q_int(d->db, 0,
-		     "SELECT (SELECT max(time_us) FROM events WHERE time_us < %lld AND rank IS NOT NULL) < %lld",
-		     (long long)d->t0, (long long)(d->t0 - TEARDOWN_SILENCE_US)) == 1;
+	int64_t silence = signalled ? TEARDOWN_SILENCE_SIGNALLED_US : TEARDOWN_SILENCE_US;
+	bool silent = q_int(d->db, 0,
+			    "SELECT (SELECT max(time_us) FROM events WHERE time_us < %lld AND rank IS NOT NULL) < %lld",
+			    (long long)(start - 1000000), (long long)(start - silence)) == 1;
+	return silent ? start : T_NONE;
 }
 
 void diag_load(struct diagnosis *d, sqlite3 *db)
@@ -153,11 +173,9 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 			if (r->exited && r->exit_code != 0 && r->exit_t != T_NONE && (d->t0 == T_NONE || r->exit_t < d->t0))
 				d->t0 = r->exit_t;
 		}
-	d->teardown_t = T_NONE;
-	if (d->t0 != T_NONE && torn_down_hang(d)) {
-		d->teardown_t = d->t0;
+	d->teardown_t = d->t0 != T_NONE ? hang_teardown(d) : T_NONE;
+	if (d->teardown_t != T_NONE)
 		d->t0 = T_NONE;
-	}
 	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;
 	d->has_fr = q_int(db, 0, "SELECT EXISTS (SELECT 1 FROM fr_entries)") != 0;
 }

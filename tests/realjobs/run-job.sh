@@ -11,7 +11,9 @@
 # MAX_RESTARTS=N: torchrun restarts the workers up to N times, attempt_N/;
 # NPROC=N: N ranks per node (as many GPUs needed: NCCL refuses two ranks of a
 # node on one GPU); RDZV=c10d: c10d rendezvous, so the nodes restart together and get their
-# node ranks, hence their global ranks, in the order they join).
+# node ranks, hence their global ranks, in the order they join);
+# LIMIT_SIGNAL=TERM: at JOB_LIMIT every process of the job gets SIGTERM, as a
+# scheduler's cancel sends it, and SIGKILL only 10 s later (default: SIGKILL).
 set -u
 name=$1 nodes=$2 port=$3
 shift 3
@@ -21,9 +23,10 @@ job=$work/job-$name
 here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$job"
 mkdir -p "$job"
-fr_env=old debug_file=0 restarts=0 rdzv=static nproc=2
+fr_env=old debug_file=0 restarts=0 rdzv=static nproc=2 limit_signal=KILL
 for kv in "$@"; do
 	case $kv in
+	LIMIT_SIGNAL=*) limit_signal=${kv#LIMIT_SIGNAL=} ;;
 	FR_ENV=new) fr_env=new ;;
 	DEBUG_FILE=1) debug_file=1 ;;
 	MAX_RESTARTS=*) restarts=${kv#MAX_RESTARTS=} ;;
@@ -68,6 +71,13 @@ while pgrep -f -- "--job=job-$name" > /dev/null; do
 	if [ $(($(date +%s) - start)) -ge "$limit" ]; then
 		echo "job $name: still running after ${limit}s; killed" >&2
 		pkill -CONT -f -- "--job=job-$name"
+		if [ "$limit_signal" != KILL ]; then
+			pkill "-$limit_signal" -f -- "--job=job-$name"
+			for _ in 1 2 3 4 5 6 7 8 9 10; do
+				pgrep -f -- "--job=job-$name" > /dev/null || break
+				sleep 1
+			done
+		fi
 		pkill -KILL -f -- "--job=job-$name"
 		break
 	fi
