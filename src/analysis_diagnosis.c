@@ -16,7 +16,7 @@ void analysis_diagnosis(sqlite3 *db)
 	struct diagnosis d;
 	diag_load(&d, db);
 	diag_responsiveness(&d);
-	static const cause_fn crash[] = {diag_hardware, diag_before_init, diag_init_failure, diag_check_mismatch,
+	static const cause_fn crash[] = {diag_stopped, diag_hardware, diag_before_init, diag_init_failure, diag_check_mismatch,
 					   diag_check_skip, diag_app_exception, diag_rank_exited, diag_rank_left,
 					   diag_rank_vanished};
 	static const cause_fn hang[] = {diag_mismatch, diag_p2p, diag_stalled, diag_late_start, diag_unresponsive,

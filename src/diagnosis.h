@@ -71,6 +71,7 @@ struct diagnosis {
 	bool any_dump;
 	bool past_init;        /* some rank got past NCCL's init (rank_status.init_complete, or a training step logged) */
 	bool has_fr;          /* the case has flight-recorder entries */
+	int64_t stopped_t;    /* every launcher told to stop from outside (death signal; T_NONE: not) */
 	int64_t teardown_t;   /* lost connections after a silent hang: its teardown (T_NONE: none) */
 	struct verdict v;
 };
@@ -89,6 +90,8 @@ void diag_free(struct diagnosis *d);
 struct rank_facts *diag_rank(struct diagnosis *d, int rank);
 /* A rank of the job (below d->world) without a single line in the input. */
 bool diag_rank_absent(struct diagnosis *d, int rank);
+/* How long the ranks with logs had been silent at t: the shortest and the longest (T_NONE: no line before it). */
+void diag_silence_at(struct diagnosis *d, int64_t t, int64_t *shortest, int64_t *longest);
 /* How many ranks of the job have no line in the input. */
 size_t diag_ranks_absent(struct diagnosis *d);
 /* The verdict's culprits are every rank of host, and it has more than one. */
@@ -109,6 +112,7 @@ void v_cite_line(struct verdict *v, int64_t source_id, int64_t line_no, const ch
 void v_missing(struct verdict *v, const char *fmt, ...) NF_PRINTF(2, 3);
 
 /* causes, tried in this order; each returns true when it decided */
+bool diag_stopped(struct diagnosis *d);   /* diagnosis_stopped.c: the whole job stopped from outside while it ran */
 bool diag_hardware(struct diagnosis *d);  /* diagnosis_hardware.c: a GPU fault or a lost link before the failure */
 bool diag_before_init(struct diagnosis *d); /* diagnosis_crash.c: ranks that never reached communicator init */
 bool diag_init_failure(struct diagnosis *d);

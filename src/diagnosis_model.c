@@ -66,22 +66,51 @@ static bool lost_peer_kind(const char *kind)
 	       strcmp(kind, "gloo_connection_lost") == 0;
 }
 
+/* When the job was stopped from outside: the first death signal of the
+ * launchers (a scheduler's cancel, a time limit, an operator: SIGTERM to the
+ * job) when every host with ranks logged one; T_NONE otherwise (one node's
+ * launcher killed is that node's failure, not the job's end). */
+static int64_t job_stopped_at(struct diagnosis *d)
+{
+	return q_int(d->db, T_NONE,
+		     "SELECT min(time_us) FROM events WHERE kind = 'torchrun_death_signal'"
+		     " HAVING count(DISTINCT host) >= (SELECT count(DISTINCT host) FROM ranks WHERE host IS NOT NULL)");
+}
+
+/* How long the ranks with logs had been silent at time t (since each one's
+ * last line before it): the shortest and the longest silence (T_NONE when no
+ * rank logged before t). */
+void diag_silence_at(struct diagnosis *d, int64_t t, int64_t *shortest, int64_t *longest)
+{
+	*shortest = *longest = T_NONE;
+	sqlite3_stmt *st = db_prepare(d->db, "SELECT min(last), max(last) FROM (SELECT max(time_us) last FROM events"
+					     " WHERE time_us < ?1 AND rank IS NOT NULL GROUP BY rank)");
+	sqlite3_bind_int64(st, 1, t);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*longest = t - sqlite3_column_int64(st, 0);
+		*shortest = t - sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+}
+
 /* A hang nobody reported, then torn down from outside (a scheduler's
  * cancel, an operator, a time limit), after every rank with logs had been
  * silent for a while: the failures are the teardown's, not the hang's, and
  * the job is a hang nobody reported (the ranks' progress tells who was
- * behind). Either a launcher got a death signal (SIGTERM) as the failures
- * began, after 30 s of silence; or, without one, the only failures are lost
- * connections (a peer's process gone: NCCL's "Connection closed by remote
- * peer"), with no timeout, other error or abnormal exit anywhere, after a
- * minute of silence. Returns when the teardown began, or T_NONE. */
+ * behind). Either the job was stopped (job_stopped_at) as the failures
+ * began, or before any, after 30 s of silence; or, without that, the only
+ * failures are lost connections (a peer's process gone: NCCL's "Connection
+ * closed by remote peer"), with no timeout, other error or abnormal exit
+ * anywhere, after a minute of silence. Returns when the teardown began, or
+ * T_NONE. */
 static int64_t hang_teardown(struct diagnosis *d)
 {
-	int64_t sig_t = q_int(d->db, T_NONE, "SELECT min(time_us) FROM events WHERE kind = 'torchrun_death_signal'");
 	/* NCCL's warnings carry whole seconds: a lost connection logged in the
-	 * second the signal came is its consequence */
-	bool signalled = sig_t != T_NONE && sig_t <= d->t0 + 1000000;
-	int64_t start = signalled && sig_t < d->t0 ? sig_t : d->t0;
+	 * second the job was stopped is its consequence */
+	bool signalled = d->stopped_t != T_NONE && (d->t0 == T_NONE || d->stopped_t <= d->t0 + 1000000);
+	if (!signalled && d->t0 == T_NONE)
+		return T_NONE;
+	int64_t start = signalled && (d->t0 == T_NONE || d->stopped_t < d->t0) ? d->stopped_t : d->t0;
 	for (size_t i = 0; i < d->nranks; i++) {
 		const struct rank_facts *r = &d->ranks[i];
 		if (signalled) {
@@ -94,11 +123,11 @@ static int64_t hang_teardown(struct diagnosis *d)
 		if (r->first_error_t != T_NONE && !lost_peer_kind(r->first_error_kind))
 			return T_NONE;
 	}
-	int64_t silence = signalled ? TEARDOWN_SILENCE_SIGNALLED_US : TEARDOWN_SILENCE_US;
-	bool silent = q_int(d->db, 0,
-			    "SELECT (SELECT max(time_us) FROM events WHERE time_us < %lld AND rank IS NOT NULL) < %lld",
-			    (long long)(start - 1000000), (long long)(start - silence)) == 1;
-	return silent ? start : T_NONE;
+	/* every rank silent that long, a second's slack for the lines' precision */
+	int64_t shortest, longest;
+	diag_silence_at(d, start - 1000000, &shortest, &longest);
+	int64_t needed = signalled ? TEARDOWN_SILENCE_SIGNALLED_US : TEARDOWN_SILENCE_US;
+	return shortest != T_NONE && shortest + 1000000 >= needed ? start : T_NONE;
 }
 
 void diag_load(struct diagnosis *d, sqlite3 *db)
@@ -173,7 +202,8 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 			if (r->exited && r->exit_code != 0 && r->exit_t != T_NONE && (d->t0 == T_NONE || r->exit_t < d->t0))
 				d->t0 = r->exit_t;
 		}
-	d->teardown_t = d->t0 != T_NONE ? hang_teardown(d) : T_NONE;
+	d->stopped_t = job_stopped_at(d);
+	d->teardown_t = hang_teardown(d);
 	if (d->teardown_t != T_NONE)
 		d->t0 = T_NONE;
 	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;

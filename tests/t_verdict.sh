@@ -17,14 +17,16 @@ in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
 degraded_right() { grep -qx "$1 $2" tests/golden/verdict-degraded.txt && echo 1 || echo 0; }
 
 # answer_of JOB: the job's answer, read once, in a_* variables (lists as
-# "2 3"; a_hidden and a_unknown 1 when the answer has hidden_without_rank,
-# unknown_without_console). Each check reads its values in one query: a
+# "2 3"; a_hidden, a_unknown and a_console 1 when the answer has
+# hidden_without_rank, unknown_without_console, console_needed). Each check
+# reads its values in one query: a
 # process start costs more than the query (DEVELOPING.md)
 answer_of() {
-	IFS='|' read -r a_ranks a_outcome a_hidden a_unknown a_causes a_must a_allowed a_pg a_seq a_op <<EOF
+	IFS='|' read -r a_ranks a_outcome a_hidden a_unknown a_console a_causes a_must a_allowed a_pg a_seq a_op <<EOF
 $(sqlite3 :memory: "WITH a(j) AS (SELECT json_extract(readfile('$answers'), '\$.\"$1\"'))
   SELECT json_extract(j, '\$.ranks') || '|' || json_extract(j, '\$.outcome') || '|'
    || (json_type(j, '\$.hidden_without_rank') IS NOT NULL) || '|' || (json_type(j, '\$.unknown_without_console') IS NOT NULL)
+   || '|' || (json_type(j, '\$.console_needed') IS NOT NULL)
    || '|' || coalesce((SELECT group_concat(value, ' ') FROM json_each(j, '\$.cause')), '')
    || '|' || coalesce((SELECT group_concat(value, ' ') FROM json_each(j, '\$.culprit_must')), '')
    || '|' || coalesce((SELECT group_concat(value, ' ') FROM json_each(j, '\$.culprit_allowed')), '')
@@ -80,11 +82,18 @@ check_wrong_is_low() {
 
 # check_node_verdict NAME DB JOB: the cause is right, a culprit is named and
 # every culprit shares a host with an allowed one (or, for a job whose answer
-# says why in unknown_without_console, the verdict is unknown)
+# says why in unknown_without_console, the verdict is unknown; in
+# console_needed, what happened is only in the consoles: the verdict may not
+# be of confidence high)
 check_node_verdict() {
 	name=$1 db=$2 job=$3
 	answer_of "$job"
 	verdict_of "$db"
+	if [ "$a_console" = 1 ]; then
+		if [ "$v_conf" != high ]; then pass "$name/console-needed"; else
+			fail "$name/console-needed" "$v_cause [$v_culprits] with confidence high"; fi
+		return 0
+	fi
 	if [ "$v_cause" = unknown ] && [ "$a_unknown" = 1 ]; then
 		check_eq "$name/unknown-allowed" "" "$v_culprits"
 		return 0
