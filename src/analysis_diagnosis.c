@@ -6,10 +6,37 @@
 
 #include <string.h>
 
+#include "case_db.h"
 #include "diagnosis.h"
 #include "findings.h"
 
 typedef bool (*cause_fn)(struct diagnosis *d);
+
+/* Where no rank stands out: the ranks that logged the lowest last training
+ * step, when every rank with logs logged steps and the others got further.
+ * The rank that stopped first is among them (the ones it held up directly
+ * never finished that step either; the others could finish one more), so
+ * they are where to look. */
+static void lagging_step_hint(struct diagnosis *d)
+{
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT group_concat(rank, ', '), min(last_step), (SELECT count(*) FROM rank_status WHERE events > 0),"
+		"  (SELECT count(*) FROM rank_status WHERE events > 0 AND last_step IS NOT NULL)"
+		" FROM (SELECT rank, last_step FROM rank_status WHERE events > 0 AND last_step ="
+		"  (SELECT min(last_step) FROM rank_status WHERE events > 0) ORDER BY rank)");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		int64_t n = 1;
+		for (const unsigned char *p = sqlite3_column_text(st, 0); *p; p++)
+			n += *p == ',';
+		int64_t with_logs = sqlite3_column_int64(st, 2), with_steps = sqlite3_column_int64(st, 3);
+		if (with_steps == with_logs && n < with_logs)
+			buf_printf(&d->v.summary,
+				   " Ranks %s logged step %lld last, every other rank a later one: the rank that stopped"
+				   " first is among them.",
+				   (const char *)sqlite3_column_text(st, 0), (long long)sqlite3_column_int64(st, 1));
+	}
+	sqlite3_finalize(st);
+}
 
 void analysis_diagnosis(sqlite3 *db)
 {
@@ -75,6 +102,8 @@ void analysis_diagnosis(sqlite3 *db)
 					       " stands out (none behind the others in the calls the logs show).");
 		} else if (d.t0 == T_NONE)
 			buf_puts(&d.v.summary, "The logs show neither a failure nor a successful end of the job.");
+		if (!common && !in_transfer && (d.t0 != T_NONE || d.teardown_t != T_NONE))
+			lagging_step_hint(&d);
 	}
 	if (d.teardown_t != T_NONE) {
 		char t[32];
