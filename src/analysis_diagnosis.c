@@ -29,11 +29,19 @@ static void lagging_step_hint(struct diagnosis *d)
 		for (const unsigned char *p = sqlite3_column_text(st, 0); *p; p++)
 			n += *p == ',';
 		int64_t with_logs = sqlite3_column_int64(st, 2), with_steps = sqlite3_column_int64(st, 3);
-		if (with_steps == with_logs && n < with_logs)
+		if (with_steps == with_logs && n < with_logs) {
 			buf_printf(&d->v.summary,
 				   " Ranks %s logged step %lld last, every other rank a later one: the rank that stopped"
 				   " first is among them.",
 				   (const char *)sqlite3_column_text(st, 0), (long long)sqlite3_column_int64(st, 1));
+			v_cite_event(&d->v,
+				     q_int(d->db, 0,
+					   "SELECT e.event_id FROM events e JOIN rank_status r USING(rank) WHERE e.kind = 'app_step'"
+					   " AND r.events > 0 AND r.last_step = %lld AND e.time_us = r.last_step_time_us"
+					   " ORDER BY e.rank, e.event_id LIMIT 1",
+					   (long long)sqlite3_column_int64(st, 1)),
+				     "a last step of the ranks behind");
+		}
 	}
 	sqlite3_finalize(st);
 }
@@ -110,6 +118,12 @@ void analysis_diagnosis(sqlite3 *db)
 		fmt_time(d.teardown_t, t, sizeof(t));
 		buf_printf(&d.v.summary, " What failed from %s on, after every rank had been silent for a while, was"
 					 " the job's teardown (killed from outside), not its cause.", t);
+		v_cite_event(&d.v,
+			     q_int(db, 0,
+				   "SELECT event_id FROM (SELECT event_id, time_us FROM events WHERE kind = 'torchrun_death_signal'"
+				   " UNION ALL SELECT first_error_event, first_error_time_us FROM rank_status"
+				   " WHERE first_error_event IS NOT NULL) ORDER BY time_us, event_id LIMIT 1"),
+			     "the teardown");
 	}
 	/* a restarted job: the analyses saw its first attempt (analysis_attempts.c) */
 	if (q_int(db, 0, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'rank_restart'") > 0) {
