@@ -20,15 +20,13 @@ typedef bool (*cause_fn)(struct diagnosis *d);
 static void lagging_step_hint(struct diagnosis *d)
 {
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT group_concat(rank, ', '), min(last_step), (SELECT count(*) FROM rank_status WHERE events > 0),"
+		"SELECT group_concat(rank, ', '), min(last_step), count(*), (SELECT count(*) FROM rank_status WHERE events > 0),"
 		"  (SELECT count(*) FROM rank_status WHERE events > 0 AND last_step IS NOT NULL)"
 		" FROM (SELECT rank, last_step FROM rank_status WHERE events > 0 AND last_step ="
 		"  (SELECT min(last_step) FROM rank_status WHERE events > 0) ORDER BY rank)");
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		int64_t n = 1;
-		for (const unsigned char *p = sqlite3_column_text(st, 0); *p; p++)
-			n += *p == ',';
-		int64_t with_logs = sqlite3_column_int64(st, 2), with_steps = sqlite3_column_int64(st, 3);
+		int64_t n = sqlite3_column_int64(st, 2), with_logs = sqlite3_column_int64(st, 3),
+			with_steps = sqlite3_column_int64(st, 4);
 		if (with_steps == with_logs && n < with_logs) {
 			buf_printf(&d->v.summary,
 				   " Ranks %s logged step %lld last, every other rank a later one: the rank that stopped"
