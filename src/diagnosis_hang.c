@@ -1434,6 +1434,13 @@ bool diag_stalled_text(struct diagnosis *d)
 			timed_out++;
 	if (!timed_out)
 		return false;
+	/* with ranks of the job missing from the bundle, failures that are not
+	 * a watchdog's timeout (an NCCL error, a peer lost) point at those: a
+	 * dead one took its connections down, and a live rank that had no
+	 * transfer with it then has nothing to report */
+	if (diag_ranks_absent(d) > 0 &&
+	    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_watchdog_timeout')"))
+		return false;
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
 		if (!r->events || !r->responsive || r->first_timeout_t != T_NONE)
