@@ -94,6 +94,8 @@ bool diag_rank_absent(struct diagnosis *d, int rank);
 void diag_silence_at(struct diagnosis *d, int64_t t, int64_t *shortest, int64_t *longest);
 /* How many ranks of the job have no line in the input. */
 size_t diag_ranks_absent(struct diagnosis *d);
+/* How many ranks have at least one line in the input. */
+size_t diag_ranks_with_logs(struct diagnosis *d);
 /* The verdict's culprits are every rank of host, and it has more than one. */
 bool diag_culprits_whole_host(struct diagnosis *d, const char *host);
 const char *diag_pg_display(struct diagnosis *d, const char *pg, char *out, size_t n);

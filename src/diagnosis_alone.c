@@ -100,9 +100,7 @@ bool diag_alone(struct diagnosis *d)
 		return false;
 	struct alone_call *calls;
 	size_t n = alone_calls(d, &calls);
-	size_t with_logs = 0;
-	for (size_t i = 0; i < d->nranks; i++)
-		with_logs += d->ranks[i].events > 0;
+	size_t with_logs = diag_ranks_with_logs(d);
 	/* more stuck GPUs than healthy ones: a cause they share is likelier */
 	if (n == 0 || 2 * n > with_logs) {
 		free(calls);

@@ -224,6 +224,14 @@ size_t diag_ranks_absent(struct diagnosis *d)
 	return n;
 }
 
+size_t diag_ranks_with_logs(struct diagnosis *d)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < d->nranks; i++)
+		n += d->ranks[i].events > 0;
+	return n;
+}
+
 bool diag_culprits_whole_host(struct diagnosis *d, const char *host)
 {
 	size_t on_host = 0, culprits_on_host = 0;

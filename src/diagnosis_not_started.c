@@ -37,9 +37,7 @@ bool diag_not_started(struct diagnosis *d)
 	struct verdict *v = &d->v;
 	if (d->t0 == T_NONE || !d->has_fr)
 		return false;
-	size_t with_logs = 0;
-	for (size_t i = 0; i < d->nranks; i++)
-		with_logs += d->ranks[i].events > 0;
+	size_t with_logs = diag_ranks_with_logs(d);
 	sqlite3_stmt *st = db_prepare(d->db, not_started_sql);
 	size_t n = 0;
 	char pg[128] = "", op[32] = "";
