@@ -76,6 +76,10 @@ struct diagnosis {
 	struct verdict v;
 };
 
+/* NCCL's warnings carry whole seconds ("[2026-12-01 05:06:04]"): a time
+ * from them may be up to this much early. */
+#define WHOLE_SECOND_US 1000000LL
+
 /* SQL: each rank's oldest unfinished call in its flight recorder, the one
  * it waits in first (the later ones queue behind it on its GPU):
  * oldest(rank, pg, seq, op, state, t), t its creation time. */

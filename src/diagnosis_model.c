@@ -105,16 +105,16 @@ void diag_silence_at(struct diagnosis *d, int64_t t, int64_t *shortest, int64_t 
  * T_NONE. */
 static int64_t hang_teardown(struct diagnosis *d)
 {
-	/* NCCL's warnings carry whole seconds: a lost connection logged in the
-	 * second the job was stopped is its consequence */
-	bool signalled = d->stopped_t != T_NONE && (d->t0 == T_NONE || d->stopped_t <= d->t0 + 1000000);
+	/* a lost connection logged (in whole seconds) in the second the job was
+	 * stopped is its consequence */
+	bool signalled = d->stopped_t != T_NONE && (d->t0 == T_NONE || d->stopped_t <= d->t0 + WHOLE_SECOND_US);
 	if (!signalled && d->t0 == T_NONE)
 		return T_NONE;
 	int64_t start = signalled && (d->t0 == T_NONE || d->stopped_t < d->t0) ? d->stopped_t : d->t0;
 	for (size_t i = 0; i < d->nranks; i++) {
 		const struct rank_facts *r = &d->ranks[i];
 		if (signalled) {
-			if (r->exited && r->exit_code != 0 && r->exit_t != T_NONE && r->exit_t < start - 1000000)
+			if (r->exited && r->exit_code != 0 && r->exit_t != T_NONE && r->exit_t < start - WHOLE_SECOND_US)
 				return T_NONE;
 			continue;
 		}
@@ -125,9 +125,9 @@ static int64_t hang_teardown(struct diagnosis *d)
 	}
 	/* every rank silent that long, a second's slack for the lines' precision */
 	int64_t shortest, longest;
-	diag_silence_at(d, start - 1000000, &shortest, &longest);
+	diag_silence_at(d, start - WHOLE_SECOND_US, &shortest, &longest);
 	int64_t needed = signalled ? TEARDOWN_SILENCE_SIGNALLED_US : TEARDOWN_SILENCE_US;
-	return shortest != T_NONE && shortest + 1000000 >= needed ? start : T_NONE;
+	return shortest != T_NONE && shortest + WHOLE_SECOND_US >= needed ? start : T_NONE;
 }
 
 void diag_load(struct diagnosis *d, sqlite3 *db)

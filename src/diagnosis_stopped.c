@@ -22,8 +22,8 @@ bool diag_stopped(struct diagnosis *d)
 	struct verdict *v = &d->v;
 	if (d->stopped_t == T_NONE || d->completed || d->teardown_t != T_NONE)
 		return false;
-	/* no failure before it (NCCL's warnings carry whole seconds) */
-	if (d->t0 != T_NONE && d->t0 < d->stopped_t - 1000000)
+	/* no failure before it */
+	if (d->t0 != T_NONE && d->t0 < d->stopped_t - WHOLE_SECOND_US)
 		return false;
 	int64_t shortest, longest;
 	diag_silence_at(d, d->stopped_t, &shortest, &longest);
