@@ -22,6 +22,14 @@ void analysis_bandwidth(sqlite3 *db);    /* bandwidth from nccl-tests output; fi
 void analysis_diagnosis(sqlite3 *db);    /* verdict, cascade, findings (cause) */
 void analysis_inventory(sqlite3 *db);    /* gpus, nics, topo from node inventories; NIC findings */
 
+/* SQL: when the job was stopped from outside, the first death signal of the
+ * launchers (a scheduler's cancel, a time limit, an operator: SIGTERM to the
+ * job) when every host with ranks logged one; no row otherwise (one node's
+ * launcher killed is that node's failure, not the job's end) */
+#define SQL_JOB_STOPPED_AT                                                                            \
+	"SELECT min(time_us) FROM events WHERE kind = 'torchrun_death_signal'"                           \
+	" HAVING count(DISTINCT host) >= (SELECT count(DISTINCT host) FROM ranks WHERE host IS NOT NULL)"
+
 /* analysis_network.c: the length of the plugin's name in the rest of a
  * transport after "NET/" ("IB/0/GDRDMA", "Socket/1": up to a '/' before a
  * digit, else to the next '/') */

@@ -23,6 +23,11 @@ static const char nccl_coll_sql[] =
 	"CREATE TEMP TABLE coll_need AS SELECT DISTINCT c.host, c.pid FROM comms c\n"
 	"  WHERE c.comm_id IS NOT NULL AND c.rank IS NOT NULL\n"
 	"    AND NOT EXISTS (SELECT 1 FROM fr_covered f WHERE f.rank = c.rank AND f.pg = coalesce(c.pg, c.comm_id));\n"
+	/* a call logged (at the time of the line before it) once the job was
+	 * stopped from outside was enqueued in its teardown: a frozen process
+	 * that the cancel resumed catches up then; it says nothing of the hang */
+	"DROP TABLE IF EXISTS temp.coll_stop;\n"
+	"CREATE TEMP TABLE coll_stop AS SELECT coalesce((" SQL_JOB_STOPPED_AT "), 9223372036854775807) AS t;\n"
 	"DROP TABLE IF EXISTS temp.coll_lines;\n"
 	"CREATE TEMP TABLE coll_lines AS\n"
 	"  SELECT c.rank, coalesce(c.pg, c.comm_id) AS pg, c.nranks, e.event_id, e.time_us, e.clock,\n"
@@ -32,6 +37,7 @@ static const char nccl_coll_sql[] =
 	"  FROM events e JOIN comms c ON c.host = e.host AND c.pid = e.pid AND c.comm_ptr = field(e.fields, 'comm')\n"
 	"  WHERE e.kind = 'nccl_coll' AND (e.host, e.pid) IN (SELECT host, pid FROM temp.coll_need)\n"
 	"    AND c.comm_id IS NOT NULL AND c.rank IS NOT NULL\n"
+	"    AND (e.clock IS NOT 'inherited' OR e.time_us IS NULL OR e.time_us < (SELECT t FROM temp.coll_stop))\n"
 	"    AND norm_op(field(e.fields, 'op')) NOT IN ('SEND','RECV');\n"
 	"INSERT INTO collectives(rank, pg, seq, op, numel_in, numel_out, dtype, state, time_created_us, evidence, event_id)\n"
 	"  SELECT rank, pg, seq, op,\n"

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_internal.h"
 #include "case_db.h"
 #include "timestamp.h"
 
@@ -66,15 +67,10 @@ static bool lost_peer_kind(const char *kind)
 	       strcmp(kind, "gloo_connection_lost") == 0;
 }
 
-/* When the job was stopped from outside: the first death signal of the
- * launchers (a scheduler's cancel, a time limit, an operator: SIGTERM to the
- * job) when every host with ranks logged one; T_NONE otherwise (one node's
- * launcher killed is that node's failure, not the job's end). */
+/* When the job was stopped from outside (SQL_JOB_STOPPED_AT), else T_NONE */
 static int64_t job_stopped_at(struct diagnosis *d)
 {
-	return q_int(d->db, T_NONE,
-		     "SELECT min(time_us) FROM events WHERE kind = 'torchrun_death_signal'"
-		     " HAVING count(DISTINCT host) >= (SELECT count(DISTINCT host) FROM ranks WHERE host IS NOT NULL)");
+	return q_int(d->db, T_NONE, SQL_JOB_STOPPED_AT);
 }
 
 /* How long the ranks with logs had been silent at time t (since each one's
