@@ -459,13 +459,27 @@ bool diag_check_skip(struct diagnosis *d)
 	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_absent')"))
 		return false;
 	check_groups_table(d);
+	/* A root may number its members alike in several groups (rank 0 is
+	 * group rank 0 of the default group and of its dp group): the check ran
+	 * in the group whose other members said they reached it (their own
+	 * group rank, the same root, within the timeout), most of them */
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT DISTINCT a.rank, r.grp, e.event_id, e.rank FROM events e"
-		" JOIN json_each('[' || field(e.fields, 'ranks') || ']') j"
-		" JOIN temp.check_groups r ON r.rank = e.rank AND r.grank = field(e.fields, 'root') AND r.size >= 3"
-		" JOIN temp.check_groups a ON a.grp = r.grp AND a.grank = j.value"
-		" WHERE e.kind = 'pg_check_absent' AND e.rank IS NOT NULL"
-		" ORDER BY e.time_us IS NULL, e.time_us, e.event_id");
+		"WITH cand AS (SELECT e.event_id, e.rank AS root_rank, e.time_us, r.grp, r.grank AS root_g, r.size,"
+		"   '[' || field(e.fields, 'ranks') || ']' AS absent,"
+		"   coalesce(field(e.fields, 'timeout_ms'), 0) * 1000 AS within FROM events e"
+		"   JOIN temp.check_groups r ON r.rank = e.rank AND r.grank = field(e.fields, 'root') AND r.size >= 3"
+		"   WHERE e.kind = 'pg_check_absent' AND e.rank IS NOT NULL),"
+		" fit AS (SELECT c.*, (SELECT count(*) FROM temp.check_groups m WHERE m.grp = c.grp"
+		"   AND m.grank <> c.root_g AND m.grank NOT IN (SELECT value FROM json_each(c.absent))"
+		"   AND EXISTS (SELECT 1 FROM events w WHERE w.kind = 'pg_check_waited' AND w.rank = m.rank"
+		"    AND field(w.fields, 'group_rank') = m.grank AND field(w.fields, 'root') = c.root_g"
+		"    AND (w.time_us IS NULL OR c.time_us IS NULL OR abs(w.time_us - c.time_us) <= c.within)))"
+		"   * 1.0 / max(1, c.size - 1 - json_array_length(c.absent)) AS score FROM cand c),"
+		" best AS (SELECT event_id, max(score) AS score FROM fit GROUP BY event_id)"
+		" SELECT DISTINCT a.rank, f.grp, f.event_id, f.root_rank FROM fit f JOIN best b USING(event_id, score)"
+		" JOIN json_each(f.absent) j"
+		" JOIN temp.check_groups a ON a.grp = f.grp AND a.grank = j.value"
+		" ORDER BY f.time_us IS NULL, f.time_us, f.event_id");
 	int rank = -1;
 	char grp[128] = "";
 	int64_t ev = 0;

@@ -44,12 +44,18 @@ void diag_responsiveness(struct diagnosis *d)
 {
 	if (d->t0 == T_NONE)
 		return;
+	/* a watchdog that reports far more than its timeout was not running
+	 * (the process stopped, its host frozen) until then: what the rank
+	 * logged from that moment on came after it thawed, not during the hang */
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT rank, count(*) FROM events WHERE rank IS NOT NULL AND time_us BETWEEN ?1 AND ?2"
-		" AND coalesce(clock, '') <> 'inherited' AND kind NOT LIKE 'fr\\_%' ESCAPE '\\'"
-		" AND NOT (kind = 'pg_watchdog_timeout' AND field(fields, 'ran_ms') >"
-		"          1.5 * field(fields, 'timeout_ms') + 10000)"
-		" GROUP BY rank");
+		"WITH thawed AS (SELECT rank, min(time_us) AS t FROM events WHERE kind = 'pg_watchdog_timeout'"
+		"   AND rank IS NOT NULL AND field(fields, 'ran_ms') > 1.5 * field(fields, 'timeout_ms') + 10000"
+		"   GROUP BY rank)"
+		" SELECT e.rank, count(*) FROM events e LEFT JOIN thawed w ON w.rank = e.rank"
+		" WHERE e.rank IS NOT NULL AND e.time_us BETWEEN ?1 AND ?2"
+		" AND coalesce(e.clock, '') <> 'inherited' AND e.kind NOT LIKE 'fr\\_%' ESCAPE '\\'"
+		" AND (w.t IS NULL OR e.time_us < w.t - 1000000)"
+		" GROUP BY e.rank");
 	sqlite3_bind_int64(st, 1, d->t0 - 1000000);
 	sqlite3_bind_int64(st, 2, d->t0 + ALIVE_WINDOW_US);
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -58,8 +64,6 @@ void diag_responsiveness(struct diagnosis *d)
 			r->responsive = true;
 	}
 	sqlite3_finalize(st);
-	/* a watchdog that reports far more than its timeout was not running:
-	 * the process was stopped or its host frozen */
 	st = db_prepare(d->db,
 		"SELECT rank, min(event_id) FROM events WHERE kind = 'pg_watchdog_timeout' AND rank IS NOT NULL"
 		" AND field(fields, 'ran_ms') > 1.5 * field(fields, 'timeout_ms') + 10000 GROUP BY rank");
