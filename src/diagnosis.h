@@ -138,6 +138,10 @@ int64_t diag_first_lost_connection(struct diagnosis *d, int64_t *when);
 bool diag_mismatch(struct diagnosis *d);
 bool diag_p2p(struct diagnosis *d);       /* diagnosis_p2p.c: a transfer (send/recv) never posted or skipped */
 bool diag_transfer_counts(struct diagnosis *d); /* diagnosis_p2p.c: a completed job whose pairs counted differently */
+/* diagnosis_p2p.c: drops from the verdict's culprits those that wait on another culprit's transfer (NCCL's
+ * Send/Recv lines: one end posted more than the other matched), listed into *dropped; how many (none if
+ * every one waits) */
+size_t diag_drop_transfer_waiters(struct diagnosis *d, struct buf *dropped);
 bool diag_stalled(struct diagnosis *d);
 bool diag_late_start(struct diagnosis *d); /* a rank whose first timed-out call began after the first timeout */
 bool diag_unresponsive(struct diagnosis *d);

@@ -1664,8 +1664,12 @@ bool diag_silent_hang(struct diagnosis *d)
 			lag = (long)sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
+	/* behind as well: a rank that waits in a receive from another of them
+	 * (a pipeline stage after a stalled one) */
+	struct buf waiters = {0};
+	size_t nwaiters = diag_drop_transfer_waiters(d, &waiters);
 	if (!v->nculprits || v->nculprits * 2 > d->nranks)
-		return (v->nculprits = 0, false);
+		return (buf_free(&waiters), v->nculprits = 0, false);
 	int rank = v->culprits[0];
 	/* the call it missed: in the group its own order of calls says comes next */
 	char next[128] = "", pg[128] = "";
@@ -1704,8 +1708,16 @@ bool diag_silent_hang(struct diagnosis *d)
 		buf_printf(&v->summary, ": it never enqueued %s #%ld of group %s, which rank %d did (its last there was"
 					" #%ld)", v->op[0] ? v->op : "collective", v->seq, v->pg, peer, le);
 	buf_puts(&v->summary, ", and ahead of none of them in any group: it most likely stopped in host code before"
-			      " that call. No watchdog timeout was logged (blocking wait, a long timeout, or logs taken"
-			      " before it fired).");
+			      " that call.");
+	if (nwaiters)
+		buf_printf(&v->summary, " Rank%s %s, behind as well, wait%s in a transfer with %s (NCCL's Send/Recv lines:"
+					" %s posted more than %s matched).",
+			   nwaiters > 1 ? "s" : "", waiters.data, nwaiters > 1 ? "" : "s",
+			   v->nculprits > 1 ? "them" : "it", nwaiters > 1 ? "they" : "it",
+			   v->nculprits > 1 ? "those" : "its peer");
+	buf_free(&waiters);
+	buf_puts(&v->summary, " No watchdog timeout was logged (blocking wait, a long timeout, or logs taken before it"
+			      " fired).");
 	v_cite_event(v, q_int(d->db, 0,
 			      "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld", rank, pg, le),
 		     "the culprit's last collective in that group");

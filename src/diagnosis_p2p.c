@@ -295,6 +295,66 @@ bool diag_p2p(struct diagnosis *d)
 	return done;
 }
 
+/* ---- who waits on whose transfer, from NCCL's own lines ---- */
+
+/* The transfers each rank posted per communicator and peer (global ranks),
+ * from NCCL's Send/Recv INFO lines (NCCL_DEBUG_SUBSYS=COLL), where the
+ * rank's stream on that communicator was kept whole (its first line kept
+ * has ordinal 1); then the pairs where one end posted more than the other
+ * end matched: that end waits on its peer. */
+static const char transfer_waits_sql[] =
+	"WITH t AS MATERIALIZED (SELECT e.rank, c.comm_id, field(e.fields, 'op') AS op, field(e.fields, 'n') AS n,"
+	"   (SELECT m.rank FROM comms m WHERE m.comm_id = c.comm_id AND m.comm_rank = field(e.fields, 'peer')) AS peer"
+	"   FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+	"   WHERE e.kind = 'nccl_p2p' AND e.rank IS NOT NULL),"
+	" whole AS (SELECT rank, comm_id FROM t GROUP BY rank, comm_id HAVING min(n) = 1),"
+	" n AS (SELECT rank, comm_id, peer, sum(op = 'Send') AS sends, sum(op = 'Recv') AS recvs FROM t"
+	"   WHERE peer IS NOT NULL AND (rank, comm_id) IN (SELECT rank, comm_id FROM whole)"
+	"   GROUP BY rank, comm_id, peer)"
+	" SELECT DISTINCT a.rank, a.peer FROM n a JOIN n b ON b.rank = a.peer AND b.peer = a.rank AND b.comm_id = a.comm_id"
+	" WHERE a.recvs > b.sends OR a.sends > b.recvs"
+	" UNION SELECT a.rank, a.peer FROM n a WHERE a.recvs + a.sends > 0 AND a.peer <> a.rank"
+	"   AND (a.peer, a.comm_id) IN (SELECT rank, comm_id FROM whole)"
+	"   AND NOT EXISTS (SELECT 1 FROM n b WHERE b.rank = a.peer AND b.peer = a.rank AND b.comm_id = a.comm_id)";
+
+size_t diag_drop_transfer_waiters(struct diagnosis *d, struct buf *dropped)
+{
+	struct verdict *v = &d->v;
+	if (v->nculprits < 2 || !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'nccl_p2p')"))
+		return 0;
+	bool *waits = xcalloc(v->nculprits, sizeof(*waits));
+	sqlite3_stmt *st = db_prepare(d->db, transfer_waits_sql);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int a = sqlite3_column_int(st, 0), b = sqlite3_column_int(st, 1);
+		if (!v_has_culprit(v, b))
+			continue;
+		for (size_t i = 0; i < v->nculprits; i++)
+			if (v->culprits[i] == a)
+				waits[i] = true;
+	}
+	sqlite3_finalize(st);
+	size_t kept = 0;
+	for (size_t i = 0; i < v->nculprits; i++)
+		kept += !waits[i];
+	size_t n = v->nculprits - kept;
+	if (kept > 0 && n > 0) {
+		int *gone = xcalloc(n, sizeof(*gone));
+		size_t k = 0, g = 0;
+		for (size_t i = 0; i < v->nculprits; i++)
+			if (!waits[i])
+				v->culprits[k++] = v->culprits[i];
+			else
+				gone[g++] = v->culprits[i];
+		v->nculprits = k;
+		fmt_rank_list(gone, g, dropped);
+		free(gone);
+	} else {
+		n = 0;
+	}
+	free(waits);
+	return n;
+}
+
 /* ---- a completed job whose two ends of a pair did not count the same ---- */
 
 /* The transfers each rank made, per group, direction and peer, from its
