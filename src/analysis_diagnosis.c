@@ -106,8 +106,20 @@ void analysis_diagnosis(sqlite3 *db)
 			d.v.outcome = "hang";
 			buf_puts(&d.v.summary, "The job hung: every rank went silent, with no timeout logged, and no rank"
 					       " stands out (none behind the others in the calls the logs show).");
-		} else if (d.t0 == T_NONE)
+		} else if (d.t0 == T_NONE) {
 			buf_puts(&d.v.summary, "The logs show neither a failure nor a successful end of the job.");
+			/* where they end: a job killed with SIGKILL, logs taken mid-run */
+			int64_t last = q_int(db, 0, "SELECT event_id FROM events WHERE time_us IS NOT NULL"
+						    " AND coalesce(clock, '') <> 'inherited' AND kind NOT LIKE 'fr\\_%%' ESCAPE '\\'"
+						    " AND rank IS NOT NULL ORDER BY time_us DESC, event_id DESC LIMIT 1");
+			if (last) {
+				char t[32];
+				fmt_time(q_int(db, T_NONE, "SELECT time_us FROM events WHERE event_id = %lld", (long long)last),
+					 t, sizeof(t));
+				buf_printf(&d.v.summary, " The ranks' last lines with a time of their own end at %s.", t);
+				v_cite_event(&d.v, last, "where the ranks' logs end");
+			}
+		}
 		if (!common && !in_transfer && (d.t0 != T_NONE || d.teardown_t != T_NONE))
 			lagging_step_hint(&d);
 	}
