@@ -138,6 +138,20 @@ int64_t diag_first_lost_connection(struct diagnosis *d, int64_t *when);
 bool diag_mismatch(struct diagnosis *d);
 bool diag_p2p(struct diagnosis *d);       /* diagnosis_p2p.c: a transfer (send/recv) never posted or skipped */
 bool diag_transfer_counts(struct diagnosis *d); /* diagnosis_p2p.c: a completed job whose pairs counted differently */
+/* One rank waiting on a peer's transfer, by NCCL's Send/Recv lines (diagnosis_p2p.c): it posted more receives
+ * from the peer than the peer posted sends to it, or more sends than the peer posted receives. */
+struct transfer_wait {
+	int waiter, peer;
+	char pg[128];       /* the communicator's group, else its id */
+	int64_t recvs, peer_sends, sends, peer_recvs;
+	int64_t event;      /* the waiter's last transfer with the peer */
+};
+/* Every such wait, into *out (to free); how many. */
+size_t diag_transfer_waits(struct diagnosis *d, struct transfer_wait **out);
+/* The rank whose end of the waiter's last transfer (NCCL's Send/Recv lines) is missing: it posted the
+ * matching one only after calls of a shared communicator the waiter never reached (it went on past the
+ * transfer); its rank, with the wait in *w. -2: the peer posted fewer (*w says how many), -1: neither. */
+int diag_transfer_skipper(struct diagnosis *d, int waiter, struct transfer_wait *w);
 /* diagnosis_p2p.c: drops from the verdict's culprits those that wait on another culprit's transfer (NCCL's
  * Send/Recv lines: one end posted more than the other matched), listed into *dropped; how many (none if
  * every one waits) */

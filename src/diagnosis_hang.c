@@ -310,6 +310,55 @@ static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *e
 	return false;
 }
 
+/* The signature the group's later calls predict at seq, where its past is
+ * too short to (a flight-recorder ring that starts just before it): the
+ * shortest period that repeats over the calls after it on which every rank
+ * agreed (NCCL matched a different call and the job ran on). false if none. */
+static bool predict_from_later(struct diagnosis *d, const char *pg, long seq, struct sig *expect)
+{
+	enum { LATER = 48 };
+	struct sig fut[LATER];
+	bool known[LATER] = {false};
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT seq, min(op), min(numel_in), min(numel_out), max(dtype) FROM collectives"
+		" WHERE pg = ?1 AND seq BETWEEN ?2 AND ?3 AND op IS NOT NULL GROUP BY seq"
+		" HAVING count(DISTINCT op || '/' || coalesce(numel_in, '') || '/' || coalesce(numel_out, '')) = 1"
+		"   AND count(DISTINCT rank) > 1");
+	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, seq + 1);
+	sqlite3_bind_int64(st, 3, seq + LATER);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int j = (int)(sqlite3_column_int64(st, 0) - (seq + 1));
+		if (j < 0 || j >= LATER)
+			continue;
+		known[j] = true;
+		snprintf(fut[j].op, sizeof(fut[j].op), "%s", (const char *)sqlite3_column_text(st, 1));
+		fut[j].in = db_column_int_or(st, 2, -1);
+		fut[j].out = db_column_int_or(st, 3, -1);
+		sig_dtype(&fut[j], st, 4);
+	}
+	sqlite3_finalize(st);
+	for (int p = 1; p <= 16; p++) {
+		int checks = 0;
+		bool ok = true;
+		for (int j = 0; j + p < LATER && checks < 3 * p + 2; j++) {
+			if (!known[j] || !known[j + p])
+				continue;
+			if (!sig_eq(&fut[j], &fut[j + p])) {
+				ok = false;
+				break;
+			}
+			checks++;
+		}
+		/* seen twice over after it (three times alike for p = 1) */
+		if (ok && checks >= (p > 2 ? p : 2) && known[p - 1]) {
+			*expect = fut[p - 1];
+			return true;
+		}
+	}
+	return false;
+}
+
 bool diag_predict_call(struct diagnosis *d, const char *pg, long seq, char *op, size_t opn, int64_t *numel_in,
 		       char *dtype, size_t dn)
 {
@@ -341,6 +390,32 @@ static void site_free(struct site *st)
 	free(st->deviant);
 }
 
+static size_t count_matching(const struct site *site)
+{
+	size_t matching = 0;
+	for (size_t i = 0; i < site->n; i++)
+		matching += sig_eq(&site->s[i], &site->expect);
+	return matching;
+}
+
+/* Whether the group's later calls tell the deviants (some ranks, not all,
+ * made the call they predict); sets the site's expectation if so. */
+static bool later_told(struct diagnosis *d, struct site *site)
+{
+	struct sig later;
+	if (site->n < 2 || !predict_from_later(d, site->pg, site->seq, &later))
+		return false;
+	struct sig saved = site->expect;
+	site->expect = later;
+	size_t matching = count_matching(site);
+	if (matching > 0 && matching < site->n) {
+		site->have_expect = true;
+		return true;
+	}
+	site->expect = saved;
+	return false;
+}
+
 /* Loads each rank's call at (pg, seq), flight recorder first, then a row
  * that names the element type (NCCL's COLL line beside the watchdog's), and
  * tells the deviants: from the group's own history, else from the majority. */
@@ -369,13 +444,13 @@ static void judge_site(struct diagnosis *d, struct site *site)
 	size_t n = site->n;
 	site->deviant = xcalloc(n ? n : 1, sizeof(bool));
 	site->have_expect = predict(d, site->pg, site->seq, &site->expect);
-	size_t matching = 0;
-	if (site->have_expect)
-		for (size_t i = 0; i < n; i++)
-			matching += sig_eq(&site->s[i], &site->expect);
+	size_t matching = site->have_expect ? count_matching(site) : 0;
 	if (site->have_expect && matching > 0 && matching < n) {
 		site->how = "the group's own history";
 		site->confidence = "high";
+	} else if (!site->have_expect && later_told(d, site)) {
+		site->how = "the group's later calls, which every rank made alike";
+		site->confidence = "medium";
 	} else {
 		size_t best = 0, best_count = 0;
 		bool tie = false;
@@ -512,8 +587,15 @@ bool diag_mismatch(struct diagnosis *d)
 				   v->summary.len ? " " : "", who.data, a, f->seq, v->pg, b);
 			v_cite_event(v, f->s[i].event_id, "the deviating call");
 		}
+		/* every rank's call there completed: NCCL matched them, and the
+		 * failure came later */
+		bool ran_on = d->t0 != T_NONE &&
+			      q_int(d->db, 0, "SELECT count(*) = sum(state = 'completed') AND count(*) > 0 FROM collectives"
+					      " WHERE pg = %Q AND seq = %ld AND state IS NOT NULL", f->pg, f->seq);
 		buf_printf(&v->summary, " The deviation was told from %s; %s", f->how,
-			   d->t0 != T_NONE && any_timeout(d) ? "the group hung there and its peers timed out."
+			   ran_on ? "NCCL matched the different calls and the group ran on past them, with wrong data,"
+				    " until the job hung later."
+			   : d->t0 != T_NONE && any_timeout(d) ? "the group hung there and its peers timed out."
 			   : d->t0 != T_NONE ? "the group hung there."
 			   : d->untimed_hang ? "the group hung there (no watchdog timeout was logged: blocking wait, a long"
 					       " timeout, or logs taken before it fired)."
@@ -1639,6 +1721,76 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 	return true;
 }
 
+/* The ranks behind their peers (the verdict's culprits so far) all wait in
+ * a transfer with one rank that is not behind anyone, by NCCL's Send/Recv
+ * lines: that rank never posted the matching end, or posted it only after
+ * calls the waiters never reached (a later step's). It went on past the
+ * transfer: it skipped it. */
+static bool skipped_transfer(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'nccl_p2p')"))
+		return false;
+	int skipper = -1;
+	struct transfer_wait w = {0};
+	for (size_t i = 0; i < v->nculprits; i++) {
+		struct transfer_wait wi;
+		int r = diag_transfer_skipper(d, v->culprits[i], &wi);
+		if (r == -2 && !v_has_culprit(v, wi.peer))
+			r = wi.peer;
+		if (r < 0 || v_has_culprit(v, r) || (skipper >= 0 && r != skipper))
+			return false;
+		if (skipper < 0)
+			w = wi;
+		skipper = r;
+	}
+	if (skipper < 0)
+		return false;
+	struct buf waiters = {0}, who = {0};
+	fmt_rank_list(v->culprits, v->nculprits, &waiters);
+	size_t nw = v->nculprits;
+	v->nculprits = 0;
+	v_culprit(v, skipper);
+	v->outcome = "hang";
+	v->cause = "collective_mismatch";
+	v->confidence = "medium";
+	v->first_failure_t = T_NONE;
+	set_pg(d, w.pg);
+	v->seq = -1;
+	bool send = w.recvs > 0; /* the waiter receives: the skipped end is a send */
+	int64_t k = send ? w.recvs : w.sends, theirs = send ? w.peer_sends : w.peer_recvs;
+	snprintf(v->op, sizeof(v->op), "%s", send ? "SEND" : "RECV");
+	rank_desc(d, skipper, &who);
+	buf_printf(&v->summary,
+		   "No rank timed out, failed or exited, and the job did not finish: the logs end while the ranks wait."
+		   " Rank%s %s, behind %s peers in every group, wait%s in a transfer with %s in group %s: by NCCL's"
+		   " Send/Recv lines rank %d's last call was its %s #%lld %s rank %d (counted from its first), ",
+		   nw > 1 ? "s" : "", waiters.data, nw > 1 ? "their" : "its", nw > 1 ? "" : "s", who.data, v->pg,
+		   w.waiter, send ? "receive" : "send", (long long)k, send ? "from" : "to", skipper);
+	if (theirs < k)
+		buf_printf(&v->summary, "and rank %d posted only %lld %s %s it", skipper, (long long)theirs,
+			   send ? "sends" : "receives", send ? "to" : "from");
+	else
+		buf_printf(&v->summary, "and rank %d posted its %s #%lld only after collectives that rank %d never"
+					" reached (a later step's)", skipper, send ? "send" : "receive", (long long)k, w.waiter);
+	buf_printf(&v->summary, ". Rank %d is behind none of its peers: it went on without the %s the others wait for"
+				" (a skipped %s: the ranks called different sequences of transfers). No watchdog timeout"
+				" was logged (blocking wait, a long timeout, or logs taken before it fired).",
+		   skipper, send ? "send" : "receive", send ? "send" : "receive");
+	v_cite_event(v, w.event, "the waiting rank's last transfer");
+	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM events WHERE rank = %d AND kind = 'nccl_p2p'", skipper),
+		     "the skipping rank's last transfer");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT event_id FROM events WHERE rank = %d AND kind LIKE 'app_%%'"
+			      " ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1", skipper),
+		     "it went on");
+	if (!d->any_dump)
+		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
+	buf_free(&waiters);
+	buf_free(&who);
+	return true;
+}
+
 /* No rank timed out, failed or exited, and the job did not finish: the logs
  * end while the ranks wait (blocking wait, a very long timeout, or logs taken
  * from a job still hung). What the ranks enqueued tells who stopped: a rank
@@ -1664,6 +1816,8 @@ bool diag_silent_hang(struct diagnosis *d)
 			lag = (long)sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
+	if (v->nculprits && v->nculprits * 2 <= d->nranks && skipped_transfer(d))
+		return true;
 	/* behind as well: a rank that waits in a receive from another of them
 	 * (a pipeline stage after a stalled one) */
 	struct buf waiters = {0};

@@ -301,38 +301,67 @@ bool diag_p2p(struct diagnosis *d)
  * from NCCL's Send/Recv INFO lines (NCCL_DEBUG_SUBSYS=COLL), where the
  * rank's stream on that communicator was kept whole (its first line kept
  * has ordinal 1); then the pairs where one end posted more than the other
- * end matched: that end waits on its peer. */
+ * end matched: that end waits on its peer. Columns: waiter, peer, the
+ * communicator's group (or its id), the waiter's receives from the peer and
+ * the peer's sends to it, the waiter's sends and the peer's receives, the
+ * waiter's last transfer with the peer. */
 static const char transfer_waits_sql[] =
-	"WITH t AS MATERIALIZED (SELECT e.rank, c.comm_id, field(e.fields, 'op') AS op, field(e.fields, 'n') AS n,"
+	"WITH t AS MATERIALIZED (SELECT e.rank, e.event_id, c.comm_id, field(e.fields, 'op') AS op,"
+	"   field(e.fields, 'n') AS n,"
 	"   (SELECT m.rank FROM comms m WHERE m.comm_id = c.comm_id AND m.comm_rank = field(e.fields, 'peer')) AS peer"
 	"   FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
 	"   WHERE e.kind = 'nccl_p2p' AND e.rank IS NOT NULL),"
 	" whole AS (SELECT rank, comm_id FROM t GROUP BY rank, comm_id HAVING min(n) = 1),"
-	" n AS (SELECT rank, comm_id, peer, sum(op = 'Send') AS sends, sum(op = 'Recv') AS recvs FROM t"
-	"   WHERE peer IS NOT NULL AND (rank, comm_id) IN (SELECT rank, comm_id FROM whole)"
+	" n AS (SELECT rank, comm_id, peer, sum(op = 'Send') AS sends, sum(op = 'Recv') AS recvs,"
+	"   max(event_id) AS last_ev FROM t"
+	"   WHERE peer IS NOT NULL AND peer <> rank AND (rank, comm_id) IN (SELECT rank, comm_id FROM whole)"
 	"   GROUP BY rank, comm_id, peer)"
-	" SELECT DISTINCT a.rank, a.peer FROM n a JOIN n b ON b.rank = a.peer AND b.peer = a.rank AND b.comm_id = a.comm_id"
-	" WHERE a.recvs > b.sends OR a.sends > b.recvs"
-	" UNION SELECT a.rank, a.peer FROM n a WHERE a.recvs + a.sends > 0 AND a.peer <> a.rank"
-	"   AND (a.peer, a.comm_id) IN (SELECT rank, comm_id FROM whole)"
-	"   AND NOT EXISTS (SELECT 1 FROM n b WHERE b.rank = a.peer AND b.peer = a.rank AND b.comm_id = a.comm_id)";
+	" SELECT a.rank, a.peer, coalesce((SELECT pg FROM comms c WHERE c.comm_id = a.comm_id AND pg IS NOT NULL"
+	"   LIMIT 1), a.comm_id), a.recvs, coalesce(b.sends, 0), a.sends, coalesce(b.recvs, 0), a.last_ev"
+	" FROM n a LEFT JOIN n b ON b.rank = a.peer AND b.peer = a.rank AND b.comm_id = a.comm_id"
+	" WHERE (a.peer, a.comm_id) IN (SELECT rank, comm_id FROM whole)"
+	"   AND (a.recvs > coalesce(b.sends, 0) OR a.sends > coalesce(b.recvs, 0))"
+	" ORDER BY a.rank, a.peer";
+
+size_t diag_transfer_waits(struct diagnosis *d, struct transfer_wait **out)
+{
+	*out = NULL;
+	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'nccl_p2p')"))
+		return 0;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st = db_prepare(d->db, transfer_waits_sql);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		xgrow(out, &cap, n + 1, sizeof(**out));
+		struct transfer_wait *w = &(*out)[n++];
+		w->waiter = sqlite3_column_int(st, 0);
+		w->peer = sqlite3_column_int(st, 1);
+		snprintf(w->pg, sizeof(w->pg), "%s", (const char *)sqlite3_column_text(st, 2));
+		w->recvs = sqlite3_column_int64(st, 3);
+		w->peer_sends = sqlite3_column_int64(st, 4);
+		w->sends = sqlite3_column_int64(st, 5);
+		w->peer_recvs = sqlite3_column_int64(st, 6);
+		w->event = sqlite3_column_int64(st, 7);
+	}
+	sqlite3_finalize(st);
+	return n;
+}
 
 size_t diag_drop_transfer_waiters(struct diagnosis *d, struct buf *dropped)
 {
 	struct verdict *v = &d->v;
-	if (v->nculprits < 2 || !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'nccl_p2p')"))
+	if (v->nculprits < 2)
 		return 0;
+	struct transfer_wait *tw;
+	size_t ntw = diag_transfer_waits(d, &tw);
 	bool *waits = xcalloc(v->nculprits, sizeof(*waits));
-	sqlite3_stmt *st = db_prepare(d->db, transfer_waits_sql);
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int a = sqlite3_column_int(st, 0), b = sqlite3_column_int(st, 1);
-		if (!v_has_culprit(v, b))
+	for (size_t k = 0; k < ntw; k++) {
+		if (!v_has_culprit(v, tw[k].peer))
 			continue;
 		for (size_t i = 0; i < v->nculprits; i++)
-			if (v->culprits[i] == a)
+			if (v->culprits[i] == tw[k].waiter)
 				waits[i] = true;
 	}
-	sqlite3_finalize(st);
+	free(tw);
 	size_t kept = 0;
 	for (size_t i = 0; i < v->nculprits; i++)
 		kept += !waits[i];
@@ -353,6 +382,122 @@ size_t diag_drop_transfer_waiters(struct diagnosis *d, struct buf *dropped)
 	}
 	free(waits);
 	return n;
+}
+
+/* The k-th transfer of rank's stream on communicator comm_id with peer (a
+ * comm rank) in direction op ('Send', 'Recv'), the stream kept whole: its
+ * event and source into *ev and *src; false if it posted fewer. */
+static bool kth_transfer(struct diagnosis *d, int rank, const char *comm_id, int peer, const char *op, int64_t k,
+			 int64_t *ev, int64_t *src)
+{
+	sqlite3_stmt *st = db_prepare(d->db,
+		"WITH t AS (SELECT e.event_id, e.source_id, field(e.fields, 'n') AS n, field(e.fields, 'op') AS op,"
+		"   field(e.fields, 'peer') AS peer FROM events e JOIN comms c ON c.rank = e.rank"
+		"   AND c.comm_ptr = field(e.fields, 'comm') WHERE e.kind = 'nccl_p2p' AND e.rank = ?1 AND c.comm_id = ?2)"
+		" SELECT event_id, source_id FROM t WHERE (SELECT min(n) FROM t) = 1 AND op = ?3 AND peer = ?4"
+		" ORDER BY n LIMIT 1 OFFSET ?5");
+	sqlite3_bind_int(st, 1, rank);
+	sqlite3_bind_text(st, 2, comm_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, op, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, peer);
+	sqlite3_bind_int64(st, 5, k - 1);
+	bool found = sqlite3_step(st) == SQLITE_ROW;
+	if (found) {
+		*ev = sqlite3_column_int64(st, 0);
+		*src = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* How far rank had got in each communicator of NCCL's COLL lines when it
+ * posted event ev (same file): (comm_id, last ordinal) rows of temp.pos_<tag>. */
+static void positions_before(struct diagnosis *d, const char *tag, int rank, int64_t ev, int64_t src)
+{
+	char *sql = sqlite3_mprintf(
+		"DROP TABLE IF EXISTS temp.pos_%s;"
+		"CREATE TEMP TABLE pos_%s AS SELECT c.comm_id, max(field(e.fields, 'n')) AS n FROM events e"
+		" JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+		" WHERE e.kind = 'nccl_coll' AND e.rank = %d AND e.source_id = %lld AND e.event_id < %lld"
+		" GROUP BY c.comm_id;",
+		tag, tag, rank, (long long)src, (long long)ev);
+	db_exec(d->db, sql);
+	sqlite3_free(sql);
+}
+
+int diag_transfer_skipper(struct diagnosis *d, int waiter, struct transfer_wait *w)
+{
+	/* the waiter's last transfer: the one it waits in */
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT e.event_id, e.source_id, c.comm_id, c.comm_rank, field(e.fields, 'op'), field(e.fields, 'peer'),"
+		"  (SELECT m.rank FROM comms m WHERE m.comm_id = c.comm_id AND m.comm_rank = field(e.fields, 'peer')),"
+		"  coalesce((SELECT pg FROM comms g WHERE g.comm_id = c.comm_id AND g.pg IS NOT NULL LIMIT 1), c.comm_id)"
+		" FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+		" WHERE e.kind = 'nccl_p2p' AND e.rank = ?1 ORDER BY e.event_id DESC LIMIT 1");
+	sqlite3_bind_int(st, 1, waiter);
+	if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 6) == SQLITE_NULL) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	int64_t ev = sqlite3_column_int64(st, 0), src = sqlite3_column_int64(st, 1);
+	char comm_id[128], op[16];
+	snprintf(comm_id, sizeof(comm_id), "%s", (const char *)sqlite3_column_text(st, 2));
+	int my_comm_rank = sqlite3_column_int(st, 3);
+	snprintf(op, sizeof(op), "%s", (const char *)sqlite3_column_text(st, 4));
+	int peer_comm_rank = sqlite3_column_int(st, 5);
+	int peer = sqlite3_column_int(st, 6);
+	memset(w, 0, sizeof(*w));
+	w->waiter = waiter;
+	w->peer = peer;
+	snprintf(w->pg, sizeof(w->pg), "%s", (const char *)sqlite3_column_text(st, 7));
+	w->event = ev;
+	sqlite3_finalize(st);
+	bool recv = strcmp(op, "Recv") == 0;
+	if (peer == waiter || (!recv && strcmp(op, "Send") != 0))
+		return -1;
+	/* which of its transfers with the peer that was (its stream kept whole) */
+	int64_t k = q_int(d->db, 0,
+		"WITH t AS (SELECT e.event_id, field(e.fields, 'n') AS n, field(e.fields, 'op') AS op,"
+		"   field(e.fields, 'peer') AS peer FROM events e JOIN comms c ON c.rank = e.rank"
+		"   AND c.comm_ptr = field(e.fields, 'comm') WHERE e.kind = 'nccl_p2p' AND e.rank = %d AND c.comm_id = %Q)"
+		" SELECT CASE WHEN (SELECT min(n) FROM t) = 1 THEN (SELECT count(*) FROM t WHERE op = %Q AND peer = %d"
+		"   AND event_id <= %lld) ELSE 0 END",
+		waiter, comm_id, op, peer_comm_rank, (long long)ev);
+	if (k <= 0)
+		return -1;
+	if (recv)
+		w->recvs = k;
+	else
+		w->sends = k;
+	int64_t pev, psrc;
+	if (!kth_transfer(d, peer, comm_id, my_comm_rank, recv ? "Send" : "Recv", k, &pev, &psrc)) {
+		/* it never posted the k-th: fewer than the waiter, by the counts */
+		int64_t posted = q_int(d->db, -1,
+			"SELECT count(*) FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+			" WHERE e.kind = 'nccl_p2p' AND e.rank = %d AND c.comm_id = %Q AND field(e.fields, 'op') = %Q"
+			" AND field(e.fields, 'peer') = %d",
+			peer, comm_id, recv ? "Send" : "Recv", my_comm_rank);
+		if (recv)
+			w->peer_sends = posted;
+		else
+			w->peer_recvs = posted;
+		return -2; /* the caller decides: it may be behind too, or stalled */
+	}
+	if (recv)
+		w->peer_sends = k;
+	else
+		w->peer_recvs = k;
+	/* the peer posted its end only after calls of a shared communicator
+	 * that the waiter had not reached when it posted its own: the peer's
+	 * end belongs to a later step, and the one matching the waiter's was
+	 * never posted */
+	positions_before(d, "waiter", waiter, ev, src);
+	positions_before(d, "peer", peer, pev, psrc);
+	bool later = q_int(d->db, 0,
+		"SELECT EXISTS (SELECT 1 FROM temp.pos_waiter a JOIN temp.pos_peer b USING(comm_id)"
+		" WHERE a.comm_id <> %Q AND b.n > a.n)", comm_id) != 0;
+	db_exec(d->db, "DROP TABLE IF EXISTS temp.pos_waiter; DROP TABLE IF EXISTS temp.pos_peer;");
+	return later ? peer : -1;
 }
 
 /* ---- a completed job whose two ends of a pair did not count the same ---- */
