@@ -1791,6 +1791,85 @@ static bool skipped_transfer(struct diagnosis *d)
 	return true;
 }
 
+/* A rank behind its peers in one group (it never made call S there) that
+ * yet made a call of another group which a peer made only after S, by the
+ * order of that peer's lines (the COLL lines of one file are in the order it
+ * enqueued them; line numbers, as kept events are written per stream): it went past S without making it, a skipped call. The
+ * ranks that wait in S are behind elsewhere too, but only in calls that
+ * come after it. The only such rank is the verdict. le_sql: AHEAD_LE_SQL. */
+static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
+{
+	struct verdict *v = &d->v;
+	char *sql = sqlite3_mprintf(
+		"%s, miss AS (SELECT rank AS x, pg, le + 1 AS s FROM cmp WHERE le < peer_max)"
+		" SELECT DISTINCT m.x, m.pg, m.s, p.rank, p.event_id, b.event_id FROM miss m"
+		" JOIN collectives a ON a.rank = m.x AND a.pg <> m.pg"
+		" JOIN collectives b ON b.pg = a.pg AND b.seq = a.seq AND b.rank <> m.x"
+		" JOIN collectives p ON p.pg = m.pg AND p.seq = m.s AND p.rank = b.rank"
+		" JOIN events pe ON pe.event_id = p.event_id JOIN events be ON be.event_id = b.event_id"
+		" WHERE be.source_id = pe.source_id AND be.line_no > pe.line_no"
+		" ORDER BY m.x, m.pg, m.s LIMIT 64",
+		le_sql);
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	sqlite3_free(sql);
+	int rank = -1, peer = -1;
+	bool several = false;
+	char pg[128] = "";
+	long seq = -1;
+	int64_t peer_ev = 0, later_ev = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int x = sqlite3_column_int(st, 0);
+		if (rank >= 0 && x != rank) {
+			several = true;
+			break;
+		}
+		if (rank < 0) {
+			rank = x;
+			snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 1));
+			seq = (long)sqlite3_column_int64(st, 2);
+			peer = sqlite3_column_int(st, 3);
+			peer_ev = sqlite3_column_int64(st, 4);
+			later_ev = sqlite3_column_int64(st, 5);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rank < 0 || several)
+		return false;
+	v_culprit(v, rank);
+	v->outcome = "hang";
+	v->cause = "collective_mismatch";
+	v->confidence = "medium";
+	v->first_failure_t = T_NONE;
+	set_pg(d, pg);
+	v->seq = seq;
+	q_text(d->db, v->op, sizeof(v->op),
+	       "SELECT op FROM collectives WHERE pg = %Q AND seq = %ld AND op IS NOT NULL LIMIT 1", pg, seq);
+	char later_pg[128] = "";
+	long later_seq = -1;
+	q_text(d->db, later_pg, sizeof(later_pg), "SELECT pg FROM collectives WHERE event_id = %lld", (long long)later_ev);
+	later_seq = (long)q_int(d->db, -1, "SELECT seq FROM collectives WHERE event_id = %lld", (long long)later_ev);
+	char later_disp[128];
+	diag_pg_display(d, later_pg, later_disp, sizeof(later_disp));
+	struct buf who = {0};
+	rank_desc(d, rank, &who);
+	buf_printf(&v->summary,
+		   "No rank timed out, failed or exited, and the job did not finish: the logs end while the ranks wait."
+		   " %s never enqueued %s #%ld of group %s, which its peers did, and yet enqueued %s #%ld, which rank %d"
+		   " enqueued only after it (the order of rank %d's lines): it went past the call without making it (a"
+		   " skipped call), and its peers wait in it. No watchdog timeout was logged (blocking wait, a long"
+		   " timeout, or logs taken before it fired).",
+		   who.data, v->op[0] ? v->op : "collective", seq, v->pg, later_disp, later_seq, peer, peer);
+	v_cite_event(v, peer_ev, "a peer's call that it never made");
+	v_cite_event(v, later_ev, "the peer's later call, which it made");
+	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
+			      rank, later_pg, later_seq),
+		     "the culprit's own call, past the one it skipped");
+	if (!d->any_dump)
+		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
+	buf_free(&who);
+	return true;
+}
+
 /* No rank timed out, failed or exited, and the job did not finish: the logs
  * end while the ranks wait (blocking wait, a very long timeout, or logs taken
  * from a job still hung). What the ranks enqueued tells who stopped: a rank
@@ -1803,7 +1882,7 @@ bool diag_silent_hang(struct diagnosis *d)
 	 * the ranks with logs may all be waiting on them */
 	if (diag_ranks_absent(d))
 		return false;
-	if (skipped_ahead(d, le_sql, false))
+	if (skipped_ahead(d, le_sql, false) || skipped_by_order(d, le_sql))
 		return true;
 	char *sql = sqlite3_mprintf("%s SELECT rank, max(peer_max - le) FROM cmp GROUP BY rank"
 				    " HAVING sum(le < peer_max) > 0 AND sum(le > peer_min) = 0 ORDER BY rank", le_sql);

@@ -411,14 +411,17 @@ static bool kth_transfer(struct diagnosis *d, int rank, const char *comm_id, int
 }
 
 /* How far rank had got in each communicator of NCCL's COLL lines when it
- * posted event ev (same file): (comm_id, last ordinal) rows of temp.pos_<tag>. */
+ * posted event ev (earlier lines of the same file: kept events are written
+ * per stream, so not in event_id order): (comm_id, last ordinal) rows of
+ * temp.pos_<tag>. */
 static void positions_before(struct diagnosis *d, const char *tag, int rank, int64_t ev, int64_t src)
 {
 	char *sql = sqlite3_mprintf(
 		"DROP TABLE IF EXISTS temp.pos_%s;"
 		"CREATE TEMP TABLE pos_%s AS SELECT c.comm_id, max(field(e.fields, 'n')) AS n FROM events e"
 		" JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
-		" WHERE e.kind = 'nccl_coll' AND e.rank = %d AND e.source_id = %lld AND e.event_id < %lld"
+		" WHERE e.kind = 'nccl_coll' AND e.rank = %d AND e.source_id = %lld"
+		" AND e.line_no < (SELECT line_no FROM events WHERE event_id = %lld)"
 		" GROUP BY c.comm_id;",
 		tag, tag, rank, (long long)src, (long long)ev);
 	db_exec(d->db, sql);
@@ -433,7 +436,7 @@ int diag_transfer_skipper(struct diagnosis *d, int waiter, struct transfer_wait 
 		"  (SELECT m.rank FROM comms m WHERE m.comm_id = c.comm_id AND m.comm_rank = field(e.fields, 'peer')),"
 		"  coalesce((SELECT pg FROM comms g WHERE g.comm_id = c.comm_id AND g.pg IS NOT NULL LIMIT 1), c.comm_id)"
 		" FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
-		" WHERE e.kind = 'nccl_p2p' AND e.rank = ?1 ORDER BY e.event_id DESC LIMIT 1");
+		" WHERE e.kind = 'nccl_p2p' AND e.rank = ?1 ORDER BY e.source_id DESC, e.line_no DESC LIMIT 1");
 	sqlite3_bind_int(st, 1, waiter);
 	if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 6) == SQLITE_NULL) {
 		sqlite3_finalize(st);
@@ -461,7 +464,7 @@ int diag_transfer_skipper(struct diagnosis *d, int waiter, struct transfer_wait 
 		"   field(e.fields, 'peer') AS peer FROM events e JOIN comms c ON c.rank = e.rank"
 		"   AND c.comm_ptr = field(e.fields, 'comm') WHERE e.kind = 'nccl_p2p' AND e.rank = %d AND c.comm_id = %Q)"
 		" SELECT CASE WHEN (SELECT min(n) FROM t) = 1 THEN (SELECT count(*) FROM t WHERE op = %Q AND peer = %d"
-		"   AND event_id <= %lld) ELSE 0 END",
+		"   AND n <= (SELECT n FROM t WHERE event_id = %lld)) ELSE 0 END",
 		waiter, comm_id, op, peer_comm_rank, (long long)ev);
 	if (k <= 0)
 		return -1;
