@@ -10,6 +10,16 @@
 #include "case_db.h"
 #include "findings.h"
 
+/* Sentences of the summary that begin with a rank's description ("rank 3
+ * (gpu-node02, local rank 1) ...", built to sit mid-sentence too) get their
+ * capital letter. */
+static void capitalize_rank_sentences(char *s)
+{
+	for (size_t i = 0; s && s[i]; i++)
+		if ((i == 0 || (i >= 2 && s[i - 2] == '.' && s[i - 1] == ' ')) && strncmp(s + i, "rank", 4) == 0)
+			s[i] = 'R';
+}
+
 static void write_cascade(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -140,6 +150,7 @@ void diag_write(struct diagnosis *d)
 	db_bind_text(st, 7, v->op[0] ? v->op : NULL, -1);
 	db_bind_int_or_null(st, 8, v->first_failure_t, v->first_failure_t != T_NONE);
 	sqlite3_bind_text(st, 9, v->confidence, -1, SQLITE_STATIC);
+	capitalize_rank_sentences(v->summary.data);
 	sqlite3_bind_text(st, 10, v->summary.data ? v->summary.data : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 11, missing.data, -1, SQLITE_STATIC);
 	db_step_done(st);
