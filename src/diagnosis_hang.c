@@ -1943,11 +1943,11 @@ bool diag_silent_hang(struct diagnosis *d)
 	buf_puts(&v->summary, ", and ahead of none of them in any group: it most likely stopped in host code before"
 			      " that call.");
 	if (nwaiters)
-		buf_printf(&v->summary, " Rank%s %s, behind as well, wait%s in a transfer with %s (NCCL's Send/Recv lines:"
-					" %s posted more than %s matched).",
+		buf_printf(&v->summary, " Rank%s %s, behind as well, wait%s on %s transfers, directly or down the"
+					" pipeline (NCCL's Send/Recv lines: transfers posted that the other end did not"
+					" match, or receives from a rank that waits in turn).",
 			   nwaiters > 1 ? "s" : "", waiters.data, nwaiters > 1 ? "" : "s",
-			   v->nculprits > 1 ? "them" : "it", nwaiters > 1 ? "they" : "it",
-			   v->nculprits > 1 ? "those" : "its peer");
+			   v->nculprits > 1 ? "their" : "its");
 	buf_free(&waiters);
 	buf_puts(&v->summary, " No watchdog timeout was logged (blocking wait, a long timeout, or logs taken before it"
 			      " fired).");

@@ -346,6 +346,28 @@ size_t diag_transfer_waits(struct diagnosis *d, struct transfer_wait **out)
 	return n;
 }
 
+/* The peer (global rank) of rank's last transfer by NCCL's Send/Recv lines
+ * where that is a receive (it waits for the peer's data), -1 otherwise. */
+static int last_transfer_peer(struct diagnosis *d, int rank)
+{
+	return (int)q_int(d->db, -1,
+		"SELECT (SELECT m.rank FROM comms m WHERE m.comm_id = c.comm_id AND m.comm_rank = field(e.fields, 'peer'))"
+		" FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+		" WHERE e.kind = 'nccl_p2p' AND e.rank = %d AND field(e.fields, 'op') = 'Recv'"
+		" AND e.line_no = (SELECT max(x.line_no) FROM events x WHERE x.kind = 'nccl_p2p' AND x.rank = e.rank"
+		"   AND x.source_id = e.source_id)"
+		" ORDER BY e.source_id DESC LIMIT 1",
+		rank);
+}
+
+static bool is_waiter(const struct transfer_wait *tw, size_t n, int rank)
+{
+	for (size_t k = 0; k < n; k++)
+		if (tw[k].waiter == rank)
+			return true;
+	return false;
+}
+
 size_t diag_drop_transfer_waiters(struct diagnosis *d, struct buf *dropped)
 {
 	struct verdict *v = &d->v;
@@ -354,12 +376,25 @@ size_t diag_drop_transfer_waiters(struct diagnosis *d, struct buf *dropped)
 	struct transfer_wait *tw;
 	size_t ntw = diag_transfer_waits(d, &tw);
 	bool *waits = xcalloc(v->nculprits, sizeof(*waits));
-	for (size_t k = 0; k < ntw; k++) {
-		if (!v_has_culprit(v, tw[k].peer))
-			continue;
-		for (size_t i = 0; i < v->nculprits; i++)
-			if (v->culprits[i] == tw[k].waiter)
+	/* directly, or through ranks that wait in turn (a pipeline's later
+	 * stages wait on the stage before them) */
+	for (size_t i = 0; i < v->nculprits; i++) {
+		int cur = v->culprits[i];
+		for (size_t steps = 0; steps <= ntw && !waits[i]; steps++) {
+			size_t k = 0;
+			while (k < ntw && tw[k].waiter != cur)
+				k++;
+			int next = k < ntw ? tw[k].peer : last_transfer_peer(d, cur);
+			/* counts that match do not mean the transfer ran: the peer's
+			 * end may be queued behind a transfer of its own that waits */
+			if (k == ntw && next >= 0 && !v_has_culprit(v, next) && !is_waiter(tw, ntw, next))
+				next = -1;
+			if (next < 0 || next == v->culprits[i])
+				break;
+			if (v_has_culprit(v, next))
 				waits[i] = true;
+			cur = next;
+		}
 	}
 	free(tw);
 	size_t kept = 0;
