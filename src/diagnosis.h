@@ -146,6 +146,9 @@ struct transfer_wait {
 	int64_t recvs, peer_sends, sends, peer_recvs;
 	int64_t event;      /* the waiter's last transfer with the peer */
 };
+/* The rank's last call, by NCCL's COLL and Send/Recv lines, is a transfer, or its flight recorder has one
+ * unfinished: it waits in a transfer (diagnosis_p2p.c). */
+bool diag_last_call_is_transfer(struct diagnosis *d, int rank);
 /* Every such wait, into *out (to free); how many. */
 size_t diag_transfer_waits(struct diagnosis *d, struct transfer_wait **out);
 /* The rank whose end of the waiter's last transfer (NCCL's Send/Recv lines) is missing: it posted the

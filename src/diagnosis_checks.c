@@ -451,6 +451,42 @@ static bool called_elsewhere(struct diagnosis *d, int a, const char *grp, int ro
 	return !other && agree >= 2;
 }
 
+/* The one rank a check's barrier waited for in vain that was in no check
+ * itself, alive when the checks failed (it logged around then, with no
+ * error and no exit before): it never reached that collective, stuck in
+ * host code. */
+static bool check_stalled(struct diagnosis *d, int rank, const char *grp, int64_t ev)
+{
+	struct verdict *v = &d->v;
+	struct rank_facts *f = diag_rank(d, rank);
+	v_culprit(v, rank);
+	v->outcome = "hang";
+	v->cause = "rank_stalled";
+	v->confidence = "medium";
+	v->first_failure_t = d->t0;
+	diag_pg_display(d, grp, v->pg, sizeof(v->pg));
+	struct buf who = {0}, members = {0};
+	rank_desc(d, rank, &who);
+	int *member = NULL;
+	int size = group_map(d, grp, &member);
+	group_members(member, size, &members);
+	free(member);
+	buf_printf(&v->summary,
+		   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited"
+		   " for %s in vain, and it was in no check at all: alive (no error, no exit before the checks"
+		   " failed) but stuck in host code before that collective",
+		   v->pg, members.data ? members.data : "", who.data);
+	if (f && f->last_step >= 0)
+		buf_printf(&v->summary, " (its last step %ld)", f->last_step);
+	buf_puts(&v->summary, ". The checks of its peers then failed one after the other.");
+	buf_free(&members);
+	v_cite_event(v, ev, "the check's barrier that waited for it");
+	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM events WHERE rank = %d AND kind = 'app_step'", rank),
+		     "its last step");
+	buf_free(&who);
+	return true;
+}
+
 bool diag_check_skip(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -487,14 +523,42 @@ bool diag_check_skip(struct diagnosis *d)
 	bool several = false;
 	/* the calls, where the rank is not ahead but was in another call */
 	char mine[512] = "", theirs[512] = "";
+	/* a rank waited for that was in no check at all */
+	int stalled = -1;
+	bool several_stalled = false;
+	char stalled_grp[128] = "";
+	int64_t stalled_ev = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int a = sqlite3_column_int(st, 0);
 		const char *g = (const char *)sqlite3_column_text(st, 1);
 		struct rank_facts *f = diag_rank(d, a);
+		if (!f)
+			continue;
 		/* it was itself in a check: not stuck in host code */
-		if (!f || f->last_step < 0 ||
-		    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND kind IN"
-				     " ('pg_check_absent', 'pg_check_waited', 'pg_check_failed'))", a))
+		if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND kind IN"
+				     " ('pg_check_absent', 'pg_check_waited', 'pg_check_failed'))", a)) {
+			/* in none, alive then (it logged around the checks'
+			 * failure) and making no progress since the barrier began
+			 * to wait, and not waiting in a transfer (a pipeline
+			 * stage after a stalled one): stuck in host code */
+			int64_t began = q_int(d->db, T_NONE,
+				"SELECT time_us - coalesce(field(fields, 'timeout_ms'), 0) * 1000 FROM events"
+				" WHERE event_id = %lld AND time_us IS NOT NULL", (long long)sqlite3_column_int64(st, 2));
+			if (f->responsive && !(f->exited && f->exit_t != T_NONE && f->exit_t < d->t0) &&
+			    !(f->first_error_t != T_NONE && f->first_error_t < d->t0) && began != T_NONE &&
+			    f->last_step_t != T_NONE && f->last_step_t < began + WHOLE_SECOND_US &&
+			    !diag_last_call_is_transfer(d, a)) {
+				if (stalled >= 0 && stalled != a)
+					several_stalled = true;
+				if (stalled < 0) {
+					stalled = a;
+					snprintf(stalled_grp, sizeof(stalled_grp), "%s", g);
+					stalled_ev = sqlite3_column_int64(st, 2);
+				}
+			}
+			continue;
+		}
+		if (f->last_step < 0)
 			continue;
 		/* and ahead of the rank that waited for it there: past the call;
 		 * else at the same step, in another call than all the others */
@@ -519,6 +583,8 @@ bool diag_check_skip(struct diagnosis *d)
 		}
 	}
 	sqlite3_finalize(st);
+	if (rank < 0 && stalled >= 0 && !several_stalled)
+		return check_stalled(d, stalled, stalled_grp, stalled_ev);
 	if (rank < 0 || several)
 		return false;
 	struct rank_facts *f = diag_rank(d, rank);

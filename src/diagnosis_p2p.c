@@ -368,6 +368,16 @@ static bool is_waiter(const struct transfer_wait *tw, size_t n, int rank)
 	return false;
 }
 
+bool diag_last_call_is_transfer(struct diagnosis *d, int rank)
+{
+	return q_int(d->db, 0,
+		"SELECT kind = 'nccl_p2p' FROM events WHERE rank = %d AND kind IN ('nccl_p2p', 'nccl_coll')"
+		" ORDER BY source_id DESC, line_no DESC LIMIT 1", rank) == 1 ||
+	       q_int(d->db, 0,
+		"SELECT EXISTS (SELECT 1 FROM fr_entries f JOIN events e ON e.event_id = f.event_id"
+		" WHERE e.rank = %d AND f.is_p2p = 1 AND f.state <> 'completed')", rank) == 1;
+}
+
 size_t diag_drop_transfer_waiters(struct diagnosis *d, struct buf *dropped)
 {
 	struct verdict *v = &d->v;
