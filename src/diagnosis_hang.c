@@ -38,19 +38,31 @@
 /* how long after the first failure a live process shows signs of life */
 #define ALIVE_WINDOW_US (60 * 1000000LL)
 
+/* The CTE thawed(rank, t, ev): ranks whose watchdog was not running until
+ * it reported (the process stopped, its host frozen), the report's time and
+ * event: one that reports far more than its timeout, or a rank's first
+ * report 5 s or more late (watchdogs report within a second of the timeout;
+ * a later report of the same rank may come late for other reasons). */
+#define THAWED_SQL                                                                                          \
+	"WITH first AS (SELECT rank, min(time_us) AS t FROM events WHERE kind = 'pg_watchdog_timeout'"      \
+	"   AND rank IS NOT NULL GROUP BY rank),"                                                            \
+	" thawed AS (SELECT rank, min(time_us) AS t, min(event_id) AS ev FROM events w"                     \
+	"   WHERE kind = 'pg_watchdog_timeout' AND rank IS NOT NULL"                                         \
+	"   AND (field(fields, 'ran_ms') > 1.5 * field(fields, 'timeout_ms') + 10000"                        \
+	"    OR (time_us = (SELECT t FROM first f WHERE f.rank = w.rank)"                                    \
+	"     AND field(fields, 'ran_ms') > field(fields, 'timeout_ms') + 5000))"                            \
+	"   GROUP BY rank)"
+
 /* ---- responsiveness ---- */
 
 void diag_responsiveness(struct diagnosis *d)
 {
 	if (d->t0 == T_NONE)
 		return;
-	/* a watchdog that reports far more than its timeout was not running
-	 * (the process stopped, its host frozen) until then: what the rank
-	 * logged from that moment on came after it thawed, not during the hang */
+	/* what a rank whose watchdog was not running logged from its report on
+	 * came after it thawed, not during the hang */
 	sqlite3_stmt *st = db_prepare(d->db,
-		"WITH thawed AS (SELECT rank, min(time_us) AS t FROM events WHERE kind = 'pg_watchdog_timeout'"
-		"   AND rank IS NOT NULL AND field(fields, 'ran_ms') > 1.5 * field(fields, 'timeout_ms') + 10000"
-		"   GROUP BY rank)"
+		THAWED_SQL
 		" SELECT e.rank, count(*) FROM events e LEFT JOIN thawed w ON w.rank = e.rank"
 		" WHERE e.rank IS NOT NULL AND e.time_us BETWEEN ?1 AND ?2"
 		" AND coalesce(e.clock, '') <> 'inherited' AND e.kind NOT LIKE 'fr\\_%' ESCAPE '\\'"
@@ -64,9 +76,7 @@ void diag_responsiveness(struct diagnosis *d)
 			r->responsive = true;
 	}
 	sqlite3_finalize(st);
-	st = db_prepare(d->db,
-		"SELECT rank, min(event_id) FROM events WHERE kind = 'pg_watchdog_timeout' AND rank IS NOT NULL"
-		" AND field(fields, 'ran_ms') > 1.5 * field(fields, 'timeout_ms') + 10000 GROUP BY rank");
+	st = db_prepare(d->db, THAWED_SQL " SELECT rank, ev FROM thawed");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct rank_facts *r = diag_rank(d, sqlite3_column_int(st, 0));
 		if (r) {
