@@ -451,6 +451,25 @@ static bool called_elsewhere(struct diagnosis *d, int a, const char *grp, int ro
 	return !other && agree >= 2;
 }
 
+/* A verdict of confidence medium naming rank, from a check of group grp:
+ * the rank's description into *who and the group's members into *members. */
+static void check_verdict(struct diagnosis *d, int rank, const char *grp, const char *outcome, const char *cause,
+			  struct buf *who, struct buf *members)
+{
+	struct verdict *v = &d->v;
+	v_culprit(v, rank);
+	v->outcome = outcome;
+	v->cause = cause;
+	v->confidence = "medium";
+	v->first_failure_t = d->t0;
+	diag_pg_display(d, grp, v->pg, sizeof(v->pg));
+	rank_desc(d, rank, who);
+	int *member = NULL;
+	int size = group_map(d, grp, &member);
+	group_members(member, size, members);
+	free(member);
+}
+
 /* The one rank a check's barrier waited for in vain that was in no check
  * itself, alive when the checks failed (it logged around then, with no
  * error and no exit before): it never reached that collective, stuck in
@@ -459,18 +478,8 @@ static bool check_stalled(struct diagnosis *d, int rank, const char *grp, int64_
 {
 	struct verdict *v = &d->v;
 	struct rank_facts *f = diag_rank(d, rank);
-	v_culprit(v, rank);
-	v->outcome = "hang";
-	v->cause = "rank_stalled";
-	v->confidence = "medium";
-	v->first_failure_t = d->t0;
-	diag_pg_display(d, grp, v->pg, sizeof(v->pg));
 	struct buf who = {0}, members = {0};
-	rank_desc(d, rank, &who);
-	int *member = NULL;
-	int size = group_map(d, grp, &member);
-	group_members(member, size, &members);
-	free(member);
+	check_verdict(d, rank, grp, "hang", "rank_stalled", &who, &members);
 	buf_printf(&v->summary,
 		   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited"
 		   " for %s in vain, and it was in no check at all: alive (no error, no exit before the checks"
@@ -588,18 +597,8 @@ bool diag_check_skip(struct diagnosis *d)
 	if (rank < 0 || several)
 		return false;
 	struct rank_facts *f = diag_rank(d, rank);
-	v_culprit(v, rank);
-	v->outcome = "crash";
-	v->cause = "collective_mismatch";
-	v->confidence = "medium";
-	v->first_failure_t = d->t0;
-	diag_pg_display(d, grp, v->pg, sizeof(v->pg));
 	struct buf who = {0}, members = {0};
-	rank_desc(d, rank, &who);
-	int *member = NULL;
-	int size = group_map(d, grp, &member);
-	group_members(member, size, &members);
-	free(member);
+	check_verdict(d, rank, grp, "crash", "collective_mismatch", &who, &members);
 	if (mine[0])
 		buf_printf(&v->summary,
 			   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited"
