@@ -1634,10 +1634,19 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	struct ingest in = {.o = o, .sum = sum, .limits = o->limits};
 	struct errbuf err = {{0}};
 	memset(sum, 0, sizeof(*sum));
+	/* first: a signal during the grammar's load is an interruption too
+	 * (the load below then stops at once and writes no case) */
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	struct sigaction old_int, old_term;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
 	in.g = grammar_new();
 	if (grammar_load_default(in.g, o->grammar_dirs, o->n_grammar_dirs, &err) < 0) {
 		fprintf(stderr, NF_PROG ": %s\n", err.msg);
 		grammar_free(in.g);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
 		return NF_EXIT_USAGE;
 	}
 	int bad = grammar_selftest(in.g, NULL, NULL);
@@ -1646,13 +1655,10 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	if (case_writer_open(&in.w, o->output, &err) < 0) {
 		fprintf(stderr, NF_PROG ": %s\n", err.msg);
 		grammar_free(in.g);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
 		return NF_EXIT_NOTHING;
 	}
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigemptyset(&sa.sa_mask);
-	struct sigaction old_int, old_term;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
 
 	const char *tm = getenv("NF_TIMINGS");
 	if (tm && *tm && strcmp(tm, "0") != 0) {

@@ -88,6 +88,13 @@ check "atomic/leftovers-are-temporary" test -z "$(ls -A "$A" | grep -v -e '^fres
 # SIGTERM in the middle: no case, no temporary file
 "$NF_BIN" ingest "$IN" -o "$A/term.db" -q > /dev/null 2> "$A/term.err" &
 pid=$!
+# once its temporary case exists it handles the signal (a sanitizer build
+# under load may take longer than the sleep below just to start)
+for _ in $(seq 500); do
+	[ -n "$(ls -A "$A" | grep '^\.term\.db\.tmp-')" ] && break
+	kill -0 "$pid" 2> /dev/null || break
+	sleep 0.01
+done
 sleep "$(awk -v d="$dur" 'BEGIN{printf "%.3f", d * 0.3 / 1000}')"
 kill -TERM "$pid" 2> /dev/null
 wait "$pid"
