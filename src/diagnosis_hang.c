@@ -53,6 +53,14 @@
 	"     AND field(fields, 'ran_ms') > field(fields, 'timeout_ms') + 5000))"                            \
 	"   GROUP BY rank)"
 
+/* The rank's last line of the application's own (step, message), 0 if none. */
+static int64_t last_app_line(struct diagnosis *d, int rank)
+{
+	return q_int(d->db, 0,
+		     "SELECT event_id FROM events WHERE rank = %d AND kind LIKE 'app_%%'"
+		     " ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1", rank);
+}
+
 /* ---- responsiveness ---- */
 
 void diag_responsiveness(struct diagnosis *d)
@@ -273,11 +281,38 @@ static void sig_dtype(struct sig *g, sqlite3_stmt *st, int col)
 	snprintf(g->dtype, sizeof(g->dtype), "%s", t ? t : "");
 }
 
+enum { PERIOD_SPAN = 48 }; /* calls looked at on one side of a site */
+
+/* The call a run of calls predicts next, h[PERIOD_SPAN - 1] being the one
+ * nearest the site (known: which are): the shortest period that repeats,
+ * seen twice over (p >= 2) or three times alike (p = 1). false if none. */
+static bool repeating_period(const struct sig *h, const bool *known, struct sig *expect)
+{
+	for (int p = 1; p <= 16; p++) {
+		int checks = 0;
+		bool ok = true;
+		for (int i = PERIOD_SPAN - 1; i - p >= 0 && checks < 3 * p + 2; i--) {
+			if (!known[i] || !known[i - p])
+				continue;
+			if (!sig_eq(&h[i], &h[i - p])) {
+				ok = false;
+				break;
+			}
+			checks++;
+		}
+		if (ok && checks >= (p > 2 ? p : 2) && known[PERIOD_SPAN - p]) {
+			*expect = h[PERIOD_SPAN - p];
+			return true;
+		}
+	}
+	return false;
+}
+
 /* The signature the group's history predicts at seq: the shortest period
  * that repeats over the known past. false if none. */
 static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *expect)
 {
-	enum { HIST = 48 };
+	enum { HIST = PERIOD_SPAN };
 	struct sig hist[HIST];
 	bool known[HIST] = {false};
 	sqlite3_stmt *st = db_prepare(d->db,
@@ -299,25 +334,7 @@ static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *e
 		sig_dtype(&hist[i], st, 5);
 	}
 	sqlite3_finalize(st);
-	for (int p = 1; p <= 16; p++) {
-		int checks = 0;
-		bool ok = true;
-		for (int i = HIST - 1; i - p >= 0 && checks < 3 * p + 2; i--) {
-			if (!known[i] || !known[i - p])
-				continue;
-			if (!sig_eq(&hist[i], &hist[i - p])) {
-				ok = false;
-				break;
-			}
-			checks++;
-		}
-		/* the pattern seen twice over (p >= 2), or three times alike (p = 1) */
-		if (ok && checks >= (p > 2 ? p : 2) && known[HIST - p]) {
-			*expect = hist[HIST - p];
-			return true;
-		}
-	}
-	return false;
+	return repeating_period(hist, known, expect);
 }
 
 /* The signature the group's later calls predict at seq, where its past is
@@ -326,9 +343,9 @@ static bool predict(struct diagnosis *d, const char *pg, long seq, struct sig *e
  * agreed (NCCL matched a different call and the job ran on). false if none. */
 static bool predict_from_later(struct diagnosis *d, const char *pg, long seq, struct sig *expect)
 {
-	enum { LATER = 48 };
-	struct sig fut[LATER];
-	bool known[LATER] = {false};
+	/* nearest first from the end, as repeating_period reads them */
+	struct sig fut[PERIOD_SPAN];
+	bool known[PERIOD_SPAN] = {false};
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT seq, min(op), min(numel_in), min(numel_out), max(dtype) FROM collectives"
 		" WHERE pg = ?1 AND seq BETWEEN ?2 AND ?3 AND op IS NOT NULL GROUP BY seq"
@@ -336,10 +353,10 @@ static bool predict_from_later(struct diagnosis *d, const char *pg, long seq, st
 		"   AND count(DISTINCT rank) > 1");
 	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, seq + 1);
-	sqlite3_bind_int64(st, 3, seq + LATER);
+	sqlite3_bind_int64(st, 3, seq + PERIOD_SPAN);
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int j = (int)(sqlite3_column_int64(st, 0) - (seq + 1));
-		if (j < 0 || j >= LATER)
+		int j = PERIOD_SPAN - 1 - (int)(sqlite3_column_int64(st, 0) - (seq + 1));
+		if (j < 0 || j >= PERIOD_SPAN)
 			continue;
 		known[j] = true;
 		snprintf(fut[j].op, sizeof(fut[j].op), "%s", (const char *)sqlite3_column_text(st, 1));
@@ -348,25 +365,7 @@ static bool predict_from_later(struct diagnosis *d, const char *pg, long seq, st
 		sig_dtype(&fut[j], st, 4);
 	}
 	sqlite3_finalize(st);
-	for (int p = 1; p <= 16; p++) {
-		int checks = 0;
-		bool ok = true;
-		for (int j = 0; j + p < LATER && checks < 3 * p + 2; j++) {
-			if (!known[j] || !known[j + p])
-				continue;
-			if (!sig_eq(&fut[j], &fut[j + p])) {
-				ok = false;
-				break;
-			}
-			checks++;
-		}
-		/* seen twice over after it (three times alike for p = 1) */
-		if (ok && checks >= (p > 2 ? p : 2) && known[p - 1]) {
-			*expect = fut[p - 1];
-			return true;
-		}
-	}
-	return false;
+	return repeating_period(fut, known, expect);
 }
 
 bool diag_predict_call(struct diagnosis *d, const char *pg, long seq, char *op, size_t opn, int64_t *numel_in,
@@ -1580,9 +1579,7 @@ bool diag_stalled_text(struct diagnosis *d)
 	buf_putc(&v->summary, '.');
 	for (size_t i = 0; i < v->nculprits && i < 4; i++) {
 		int rank = v->culprits[i];
-		v_cite_event(v, q_int(d->db, 0,
-				      "SELECT event_id FROM events WHERE rank = %d AND kind LIKE 'app_%%'"
-				      " ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1", rank),
+		v_cite_event(v, last_app_line(d, rank),
 			     "last application line");
 		v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE rank = %d AND kind = 'pg_dump_signal'",
 				      rank),
@@ -1790,9 +1787,7 @@ static bool skipped_transfer(struct diagnosis *d)
 	v_cite_event(v, w.event, "the waiting rank's last transfer");
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM events WHERE rank = %d AND kind = 'nccl_p2p'", skipper),
 		     "the skipping rank's last transfer");
-	v_cite_event(v, q_int(d->db, 0,
-			      "SELECT event_id FROM events WHERE rank = %d AND kind LIKE 'app_%%'"
-			      " ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1", skipper),
+	v_cite_event(v, last_app_line(d, skipper),
 		     "it went on");
 	if (!d->any_dump)
 		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
@@ -1804,9 +1799,9 @@ static bool skipped_transfer(struct diagnosis *d)
 /* A rank behind its peers in one group (it never made call S there) that
  * yet made a call of another group which a peer made only after S, by the
  * order of that peer's lines (the COLL lines of one file are in the order it
- * enqueued them; line numbers, as kept events are written per stream): it went past S without making it, a skipped call. The
- * ranks that wait in S are behind elsewhere too, but only in calls that
- * come after it. The only such rank is the verdict. le_sql: AHEAD_LE_SQL. */
+ * enqueued them; by line number, as kept events are written per stream):
+ * it went past S without making it, a skipped call. The ranks that wait in
+ * S are behind elsewhere too, but only in calls that come after it. The only such rank is the verdict. le_sql: AHEAD_LE_SQL. */
 static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 {
 	struct verdict *v = &d->v;
@@ -1855,9 +1850,8 @@ static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 	q_text(d->db, v->op, sizeof(v->op),
 	       "SELECT op FROM collectives WHERE pg = %Q AND seq = %ld AND op IS NOT NULL LIMIT 1", pg, seq);
 	char later_pg[128] = "";
-	long later_seq = -1;
 	q_text(d->db, later_pg, sizeof(later_pg), "SELECT pg FROM collectives WHERE event_id = %lld", (long long)later_ev);
-	later_seq = (long)q_int(d->db, -1, "SELECT seq FROM collectives WHERE event_id = %lld", (long long)later_ev);
+	long later_seq = (long)q_int(d->db, -1, "SELECT seq FROM collectives WHERE event_id = %lld", (long long)later_ev);
 	char later_disp[128];
 	diag_pg_display(d, later_pg, later_disp, sizeof(later_disp));
 	struct buf who = {0};
@@ -1965,9 +1959,7 @@ bool diag_silent_hang(struct diagnosis *d)
 			      "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld", rank, pg, le),
 		     "the culprit's last collective in that group");
 	v_cite_event(v, peer_ev, "a peer that went further");
-	v_cite_event(v, q_int(d->db, 0,
-			      "SELECT event_id FROM events WHERE rank = %d AND kind LIKE 'app_%%'"
-			      " ORDER BY time_us DESC, source_id, line_no DESC LIMIT 1", rank),
+	v_cite_event(v, last_app_line(d, rank),
 		     "last application line");
 	if (!d->any_dump)
 		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");

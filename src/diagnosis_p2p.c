@@ -297,6 +297,10 @@ bool diag_p2p(struct diagnosis *d)
 
 /* ---- who waits on whose transfer, from NCCL's own lines ---- */
 
+/* NCCL's lines (events e) with the communicator (comms c) their pointer
+ * names in that process */
+#define COMM_LINES_SQL "events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+
 /* The transfers each rank posted per communicator and peer (global ranks),
  * from NCCL's Send/Recv INFO lines (NCCL_DEBUG_SUBSYS=COLL), where the
  * rank's stream on that communicator was kept whole (its first line kept
@@ -309,7 +313,7 @@ static const char transfer_waits_sql[] =
 	"WITH t AS MATERIALIZED (SELECT e.rank, e.event_id, c.comm_id, field(e.fields, 'op') AS op,"
 	"   field(e.fields, 'n') AS n,"
 	"   (SELECT m.rank FROM comms m WHERE m.comm_id = c.comm_id AND m.comm_rank = field(e.fields, 'peer')) AS peer"
-	"   FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+	"   FROM " COMM_LINES_SQL
 	"   WHERE e.kind = 'nccl_p2p' AND e.rank IS NOT NULL),"
 	" whole AS (SELECT rank, comm_id FROM t GROUP BY rank, comm_id HAVING min(n) = 1),"
 	" n AS (SELECT rank, comm_id, peer, sum(op = 'Send') AS sends, sum(op = 'Recv') AS recvs,"
@@ -352,7 +356,7 @@ static int last_transfer_peer(struct diagnosis *d, int rank)
 {
 	return (int)q_int(d->db, -1,
 		"SELECT (SELECT m.rank FROM comms m WHERE m.comm_id = c.comm_id AND m.comm_rank = field(e.fields, 'peer'))"
-		" FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+		" FROM " COMM_LINES_SQL
 		" WHERE e.kind = 'nccl_p2p' AND e.rank = %d AND field(e.fields, 'op') = 'Recv'"
 		" AND e.line_no = (SELECT max(x.line_no) FROM events x WHERE x.kind = 'nccl_p2p' AND x.rank = e.rank"
 		"   AND x.source_id = e.source_id)"
@@ -437,8 +441,8 @@ static bool kth_transfer(struct diagnosis *d, int rank, const char *comm_id, int
 {
 	sqlite3_stmt *st = db_prepare(d->db,
 		"WITH t AS (SELECT e.event_id, e.source_id, field(e.fields, 'n') AS n, field(e.fields, 'op') AS op,"
-		"   field(e.fields, 'peer') AS peer FROM events e JOIN comms c ON c.rank = e.rank"
-		"   AND c.comm_ptr = field(e.fields, 'comm') WHERE e.kind = 'nccl_p2p' AND e.rank = ?1 AND c.comm_id = ?2)"
+		"   field(e.fields, 'peer') AS peer FROM " COMM_LINES_SQL
+		"   WHERE e.kind = 'nccl_p2p' AND e.rank = ?1 AND c.comm_id = ?2)"
 		" SELECT event_id, source_id FROM t WHERE (SELECT min(n) FROM t) = 1 AND op = ?3 AND peer = ?4"
 		" ORDER BY n LIMIT 1 OFFSET ?5");
 	sqlite3_bind_int(st, 1, rank);
@@ -463,8 +467,7 @@ static void positions_before(struct diagnosis *d, const char *tag, int rank, int
 {
 	char *sql = sqlite3_mprintf(
 		"DROP TABLE IF EXISTS temp.pos_%s;"
-		"CREATE TEMP TABLE pos_%s AS SELECT c.comm_id, max(field(e.fields, 'n')) AS n FROM events e"
-		" JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+		"CREATE TEMP TABLE pos_%s AS SELECT c.comm_id, max(field(e.fields, 'n')) AS n FROM " COMM_LINES_SQL
 		" WHERE e.kind = 'nccl_coll' AND e.rank = %d AND e.source_id = %lld"
 		" AND e.line_no < (SELECT line_no FROM events WHERE event_id = %lld)"
 		" GROUP BY c.comm_id;",
@@ -480,7 +483,7 @@ int diag_transfer_skipper(struct diagnosis *d, int waiter, struct transfer_wait 
 		"SELECT e.event_id, e.source_id, c.comm_id, c.comm_rank, field(e.fields, 'op'), field(e.fields, 'peer'),"
 		"  (SELECT m.rank FROM comms m WHERE m.comm_id = c.comm_id AND m.comm_rank = field(e.fields, 'peer')),"
 		"  coalesce((SELECT pg FROM comms g WHERE g.comm_id = c.comm_id AND g.pg IS NOT NULL LIMIT 1), c.comm_id)"
-		" FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+		" FROM " COMM_LINES_SQL
 		" WHERE e.kind = 'nccl_p2p' AND e.rank = ?1 ORDER BY e.source_id DESC, e.line_no DESC LIMIT 1");
 	sqlite3_bind_int(st, 1, waiter);
 	if (sqlite3_step(st) != SQLITE_ROW || sqlite3_column_type(st, 6) == SQLITE_NULL) {
@@ -506,8 +509,8 @@ int diag_transfer_skipper(struct diagnosis *d, int waiter, struct transfer_wait 
 	/* which of its transfers with the peer that was (its stream kept whole) */
 	int64_t k = q_int(d->db, 0,
 		"WITH t AS (SELECT e.event_id, field(e.fields, 'n') AS n, field(e.fields, 'op') AS op,"
-		"   field(e.fields, 'peer') AS peer FROM events e JOIN comms c ON c.rank = e.rank"
-		"   AND c.comm_ptr = field(e.fields, 'comm') WHERE e.kind = 'nccl_p2p' AND e.rank = %d AND c.comm_id = %Q)"
+		"   field(e.fields, 'peer') AS peer FROM " COMM_LINES_SQL
+		"   WHERE e.kind = 'nccl_p2p' AND e.rank = %d AND c.comm_id = %Q)"
 		" SELECT CASE WHEN (SELECT min(n) FROM t) = 1 THEN (SELECT count(*) FROM t WHERE op = %Q AND peer = %d"
 		"   AND n <= (SELECT n FROM t WHERE event_id = %lld)) ELSE 0 END",
 		waiter, comm_id, op, peer_comm_rank, (long long)ev);
@@ -521,7 +524,7 @@ int diag_transfer_skipper(struct diagnosis *d, int waiter, struct transfer_wait 
 	if (!kth_transfer(d, peer, comm_id, my_comm_rank, recv ? "Send" : "Recv", k, &pev, &psrc)) {
 		/* it never posted the k-th: fewer than the waiter, by the counts */
 		int64_t posted = q_int(d->db, -1,
-			"SELECT count(*) FROM events e JOIN comms c ON c.rank = e.rank AND c.comm_ptr = field(e.fields, 'comm')"
+			"SELECT count(*) FROM " COMM_LINES_SQL
 			" WHERE e.kind = 'nccl_p2p' AND e.rank = %d AND c.comm_id = %Q AND field(e.fields, 'op') = %Q"
 			" AND field(e.fields, 'peer') = %d",
 			peer, comm_id, recv ? "Send" : "Recv", my_comm_rank);
