@@ -496,6 +496,22 @@ static bool check_stalled(struct diagnosis *d, int rank, const char *grp, int64_
 	return true;
 }
 
+/* Whether rank f, which the check's barrier (its report: event ev) waited
+ * for and which was in no check itself, was stuck in host code: alive then
+ * (it logged around the checks' failure, with no error or exit before),
+ * making no progress since the barrier began to wait, and not waiting in a
+ * transfer (a pipeline stage after a stalled one). */
+static bool stuck_outside_checks(struct diagnosis *d, const struct rank_facts *f, int64_t ev)
+{
+	if (!f->responsive || (f->exited && f->exit_t != T_NONE && f->exit_t < d->t0) ||
+	    (f->first_error_t != T_NONE && f->first_error_t < d->t0) || f->last_step_t == T_NONE)
+		return false;
+	int64_t began = q_int(d->db, T_NONE,
+			      "SELECT time_us - coalesce(field(fields, 'timeout_ms'), 0) * 1000 FROM events"
+			      " WHERE event_id = %lld AND time_us IS NOT NULL", (long long)ev);
+	return began != T_NONE && f->last_step_t < began + WHOLE_SECOND_US && !diag_last_call_is_transfer(d, f->rank);
+}
+
 bool diag_check_skip(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -546,17 +562,7 @@ bool diag_check_skip(struct diagnosis *d)
 		/* it was itself in a check: not stuck in host code */
 		if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE rank = %d AND kind IN"
 				     " ('pg_check_absent', 'pg_check_waited', 'pg_check_failed'))", a)) {
-			/* in none, alive then (it logged around the checks'
-			 * failure) and making no progress since the barrier began
-			 * to wait, and not waiting in a transfer (a pipeline
-			 * stage after a stalled one): stuck in host code */
-			int64_t began = q_int(d->db, T_NONE,
-				"SELECT time_us - coalesce(field(fields, 'timeout_ms'), 0) * 1000 FROM events"
-				" WHERE event_id = %lld AND time_us IS NOT NULL", (long long)sqlite3_column_int64(st, 2));
-			if (f->responsive && !(f->exited && f->exit_t != T_NONE && f->exit_t < d->t0) &&
-			    !(f->first_error_t != T_NONE && f->first_error_t < d->t0) && began != T_NONE &&
-			    f->last_step_t != T_NONE && f->last_step_t < began + WHOLE_SECOND_US &&
-			    !diag_last_call_is_transfer(d, a)) {
+			if (stuck_outside_checks(d, f, sqlite3_column_int64(st, 2))) {
 				if (stalled >= 0 && stalled != a)
 					several_stalled = true;
 				if (stalled < 0) {
