@@ -164,6 +164,8 @@ bool diag_late_start(struct diagnosis *d); /* a rank whose first timed-out call 
 bool diag_unresponsive(struct diagnosis *d);
 bool diag_stalled_text(struct diagnosis *d);
 bool diag_absent(struct diagnosis *d);    /* diagnosis_absent.c: every rank with logs waited on ranks without any */
+/* diagnosis_absent.c: whole nodes are missing, and a group timed out in a call every member with logs entered */
+bool diag_waits_on_absent(struct diagnosis *d);
 bool diag_stuck(struct diagnosis *d);     /* diagnosis_stuck.c: a rank that never came back after the abort */
 bool diag_alone(struct diagnosis *d);     /* diagnosis_alone.c: a timeout in a group of one member: the rank's GPU */
 bool diag_skipped_call(struct diagnosis *d); /* diagnosis_skipped.c: a call peers completed, skipped by a rank that went on */

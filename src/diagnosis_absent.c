@@ -13,24 +13,23 @@
  * which waited on which) is not in the bundle. */
 #include "diagnosis.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "case_db.h"
 #include "case_schema.h"
 
-/* A group that timed out in a collective every member with logs entered
- * has its hang explained by its members without logs: then every rank
- * without logs is a culprit. The first such collective's group, seq and
- * operation go into the verdict; returns its event (0: no such group). */
-static int64_t waited_on_absent(struct diagnosis *d)
+/* The first group that timed out in a collective every member with logs
+ * entered and that has members without logs: its group and seq into pg and
+ * *seq; returns the event of its first timeout (0: no such group). */
+static int64_t absent_wait(struct diagnosis *d, char *pg_out, size_t pg_size, long *seq_out)
 {
-	struct verdict *v = &d->v;
 	int64_t first_ev = 0;
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT c.pg, min(c.seq) FROM collectives c WHERE c.state IN ('timed_out', 'failed') AND " COLL_NOT_COMPLETED("c.")
 		" AND c.pg IS NOT NULL AND c.op NOT IN ('SEND', 'RECV') GROUP BY c.pg");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (!first_ev && sqlite3_step(st) == SQLITE_ROW) {
 		const char *pg = (const char *)sqlite3_column_text(st, 0);
 		long seq = sqlite3_column_int64(st, 1);
 		/* members with logs that did not enter it: the group's hang is theirs to explain */
@@ -49,24 +48,40 @@ static int64_t waited_on_absent(struct diagnosis *d)
 		while (sqlite3_step(m) == SQLITE_ROW)
 			absent_members += diag_rank_absent(d, sqlite3_column_int(m, 0));
 		sqlite3_finalize(m);
-		if (absent_members && !first_ev) {
-			diag_pg_display(d, pg, v->pg, sizeof(v->pg));
-			v->seq = seq;
-			q_text(d->db, v->op, sizeof(v->op),
-			       "SELECT op FROM collectives WHERE pg = %Q AND seq = %ld AND op IS NOT NULL LIMIT 1", pg, seq);
-			first_ev = q_int(d->db, 0,
-					 "SELECT event_id FROM collectives WHERE pg = %Q AND seq = %ld"
-					 " AND state IN ('timed_out', 'failed') ORDER BY event_id LIMIT 1",
-					 pg, seq);
-		}
+		if (!absent_members)
+			continue;
+		snprintf(pg_out, pg_size, "%s", pg);
+		*seq_out = seq;
+		first_ev = q_int(d->db, 0,
+				 "SELECT event_id FROM collectives WHERE pg = %Q AND seq = %ld"
+				 " AND state IN ('timed_out', 'failed') ORDER BY event_id LIMIT 1",
+				 pg, seq);
 	}
 	sqlite3_finalize(st);
+	return first_ev;
+}
+
+/* A group that timed out in a collective every member with logs entered
+ * has its hang explained by its members without logs: then every rank
+ * without logs is a culprit. The first such collective's group, seq and
+ * operation go into the verdict; returns its event (0: no such group). */
+static int64_t waited_on_absent(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	char pg[128] = "";
+	long seq = -1;
+	int64_t first_ev = absent_wait(d, pg, sizeof(pg), &seq);
+	if (!first_ev)
+		return 0;
+	diag_pg_display(d, pg, v->pg, sizeof(v->pg));
+	v->seq = seq;
+	q_text(d->db, v->op, sizeof(v->op),
+	       "SELECT op FROM collectives WHERE pg = %Q AND seq = %ld AND op IS NOT NULL LIMIT 1", pg, seq);
 	/* an absent member may itself have waited on another absent rank:
 	 * which of them began it is not in the bundle */
-	if (first_ev)
-		for (int rank = 0; rank < d->world; rank++)
-			if (diag_rank_absent(d, rank))
-				v_culprit(v, rank);
+	for (int rank = 0; rank < d->world; rank++)
+		if (diag_rank_absent(d, rank))
+			v_culprit(v, rank);
 	return first_ev;
 }
 
@@ -89,6 +104,13 @@ static bool nodes_missing(struct diagnosis *d)
 		"SELECT CASE WHEN min(n) = max(n) THEN max(n) END FROM (SELECT count(*) AS n FROM rank_status"
 		" WHERE events > 0 AND host IS NOT NULL GROUP BY host)");
 	return per_host > 0 && d->world % per_host == 0 && hosts < d->world / per_host;
+}
+
+bool diag_waits_on_absent(struct diagnosis *d)
+{
+	char pg[128];
+	long seq;
+	return diag_ranks_absent(d) && nodes_missing(d) && absent_wait(d, pg, sizeof(pg), &seq);
 }
 
 bool diag_absent(struct diagnosis *d)

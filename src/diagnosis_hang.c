@@ -989,6 +989,31 @@ static bool any_unresponsive(struct diagnosis *d)
 
 static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed);
 
+/* Every culprit so far silent since the failure (no line, no dump: not
+ * responsive), with every rank of its host (two or more) silent alike: whole
+ * hosts stopped (frozen, their launchers' copies of the last lines lost with
+ * them), which the unresponsive diagnosis names, every rank of them; how far
+ * each rank got is luck. */
+static bool all_hosts_silent(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	for (size_t i = 0; i < v->nculprits; i++) {
+		struct rank_facts *f = diag_rank(d, v->culprits[i]);
+		if (!f || f->responsive)
+			return false;
+		int on_host = 0;
+		for (size_t j = 0; j < d->nranks; j++)
+			if (d->ranks[j].events && strcmp(d->ranks[j].host, f->host) == 0) {
+				on_host++;
+				if (d->ranks[j].responsive)
+					return false;
+			}
+		if (on_host < 2)
+			return false;
+	}
+	return v->nculprits > 0;
+}
+
 #define LATE_MARGIN_US 1000000LL /* hosts' clocks may differ by this much */
 
 /* The verdict of a rank that stalled in host code and went on too late, and
@@ -1308,7 +1333,7 @@ bool diag_stalled(struct diagnosis *d)
 		struct rank_facts *f = diag_rank(d, v->culprits[i]);
 		all_frozen = f && f->frozen && !f->responsive;
 	}
-	if (all_frozen) {
+	if (all_frozen || all_hosts_silent(d)) {
 		v->nculprits = 0;
 		free(bl);
 		return false;
@@ -1444,6 +1469,16 @@ bool diag_unresponsive(struct diagnosis *d)
 			last_step = r->last_step;
 	}
 	v->confidence = frozen || d->any_dump ? "high" : "medium";
+	/* a whole host silent, without its launcher's console: one rank's
+	 * death, after which the launcher stops the host's other ranks, leaves
+	 * the same silence (the exit report is in the console only) */
+	bool no_console = false;
+	if (whole_host && !frozen)
+		for (size_t i = 0; i < ns && !no_console; i++)
+			no_console = !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM sources WHERE kind = 'console' AND host = %Q)",
+					    diag_rank(d, silent[i])->host);
+	if (no_console)
+		v->confidence = "low";
 	bool ended = !frozen && ran_again == ns;
 	if (ended) {
 		v->outcome = "crash";
@@ -1483,6 +1518,9 @@ bool diag_unresponsive(struct diagnosis *d)
 	if (d->any_dump && !ended)
 		buf_printf(&v->summary, ", and no flight-recorder dump from %s", ns > 1 ? "them" : "it");
 	buf_putc(&v->summary, '.');
+	if (no_console)
+		buf_puts(&v->summary, " Without the launcher's console of that host, one rank dying (its launcher then"
+				      " stopping the others) would look the same.");
 	if (frozen) {
 		for (size_t i = 0; i < ns; i++) {
 			struct rank_facts *r = diag_rank(d, silent[i]);
@@ -1532,9 +1570,14 @@ bool diag_stalled_text(struct diagnosis *d)
 	/* with ranks of the job missing from the bundle, failures that are not
 	 * a watchdog's timeout (an NCCL error, a peer lost) point at those: a
 	 * dead one took its connections down, and a live rank that had no
-	 * transfer with it then has nothing to report */
+	 * transfer with it then has nothing to report; so does a job whose
+	 * first failure is a lost connection (a peer's process gone), or a
+	 * group whose members with logs all entered the call they timed out in
+	 * (its members without logs never did) */
+	int64_t lost_t;
 	if (diag_ranks_absent(d) > 0 &&
-	    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_watchdog_timeout')"))
+	    (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_watchdog_timeout')") ||
+	     diag_first_lost_connection(d, &lost_t) || diag_waits_on_absent(d)))
 		return false;
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
@@ -1551,7 +1594,14 @@ bool diag_stalled_text(struct diagnosis *d)
 	v->outcome = "hang";
 	v->cause = "rank_stalled";
 	v->first_failure_t = d->t0;
+	/* ranks of several hosts, each stuck outside any collective: as likely
+	 * the consequence of a fault no line shows (a call the others made
+	 * differently, matched by NCCL) as several stalls at once */
+	const char *host0 = diag_rank(d, v->culprits[0])->host;
 	v->confidence = "medium";
+	for (size_t i = 1; i < v->nculprits; i++)
+		if (strcmp(diag_rank(d, v->culprits[i])->host, host0) != 0)
+			v->confidence = "low";
 	int64_t wev = diag_wait_into_verdict(d);
 	struct buf l = {0}, who = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);
@@ -1594,6 +1644,29 @@ bool diag_stalled_text(struct diagnosis *d)
 }
 
 /* ---- a hang no watchdog reported ---- */
+
+/* Starts a hang verdict of cause and confidence; untimed (no rank timed out,
+ * failed or exited): the summary opens saying so, and
+ * untimed_verdict_end() closes it. */
+static void hang_verdict_begin(struct diagnosis *d, const char *cause, const char *confidence, bool timed)
+{
+	struct verdict *v = &d->v;
+	v->outcome = "hang";
+	v->cause = cause;
+	v->confidence = confidence;
+	v->first_failure_t = timed ? d->t0 : T_NONE;
+	if (!timed)
+		buf_puts(&v->summary, "No rank timed out, failed or exited, and the job did not finish: the logs end"
+				      " while the ranks wait. ");
+}
+
+static void untimed_verdict_end(struct diagnosis *d)
+{
+	buf_puts(&d->v.summary, " No watchdog timeout was logged (blocking wait, a long timeout, or logs taken before"
+				" it fired).");
+	if (!d->any_dump)
+		v_missing(&d->v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
+}
 
 /* A peer of rank that enqueued pg #seq (preferring one whose operation is
  * known): its rank (-1: none), its event in *ev, the operation into the
@@ -1685,10 +1758,7 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 	int64_t peer_ev = 0;
 	int peer = peer_that_made(d, pg, le + 1, rank, &peer_ev);
 	v_culprit(v, rank);
-	v->outcome = "hang";
-	v->cause = "collective_mismatch";
-	v->confidence = "medium";
-	v->first_failure_t = timed ? d->t0 : T_NONE;
+	hang_verdict_begin(d, "collective_mismatch", "medium", timed);
 	set_pg(d, pg);
 	v->seq = le + 1;
 	q_text(d->db, v->op, sizeof(v->op),
@@ -1697,9 +1767,6 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 	rank_desc(d, rank, &who);
 	char other[128];
 	diag_pg_display(d, ahead_pg, other, sizeof(other));
-	if (!timed)
-		buf_puts(&v->summary, "No rank timed out, failed or exited, and the job did not finish: the logs end while"
-				      " the ranks wait. ");
 	buf_printf(&v->summary,
 		   "%s skipped %s #%ld of group %s (its last there was #%ld%s) and went on: it alone enqueued"
 		   " %s #%ld, where all its peers there are behind it. The ranks called different sequences of"
@@ -1711,9 +1778,6 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 		fmt_time(rf->first_timeout_t, t, sizeof(t));
 		buf_printf(&v->summary, " It timed out waiting where it went on (from %s on); the others' failures follow"
 					" from it.", t);
-	} else {
-		buf_puts(&v->summary, " No watchdog timeout was logged (blocking wait, a long timeout, or logs taken"
-				      " before it fired).");
 	}
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
 			      rank, pg, le),
@@ -1722,8 +1786,8 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
 			      rank, ahead_pg, ahead_le),
 		     "the culprit went on");
-	if (!d->any_dump && !timed)
-		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
+	if (!timed)
+		untimed_verdict_end(d);
 	buf_free(&who);
 	return true;
 }
@@ -1758,10 +1822,7 @@ static bool skipped_transfer(struct diagnosis *d)
 	size_t nw = v->nculprits;
 	v->nculprits = 0;
 	v_culprit(v, skipper);
-	v->outcome = "hang";
-	v->cause = "collective_mismatch";
-	v->confidence = "medium";
-	v->first_failure_t = T_NONE;
+	hang_verdict_begin(d, "collective_mismatch", "medium", false);
 	set_pg(d, w.pg);
 	v->seq = -1;
 	bool send = w.recvs > 0; /* the waiter receives: the skipped end is a send */
@@ -1769,8 +1830,7 @@ static bool skipped_transfer(struct diagnosis *d)
 	snprintf(v->op, sizeof(v->op), "%s", send ? "SEND" : "RECV");
 	rank_desc(d, skipper, &who);
 	buf_printf(&v->summary,
-		   "No rank timed out, failed or exited, and the job did not finish: the logs end while the ranks wait."
-		   " Rank%s %s, behind %s peers in every group, wait%s in a transfer with %s in group %s: by NCCL's"
+		   "Rank%s %s, behind %s peers in every group, wait%s in a transfer with %s in group %s: by NCCL's"
 		   " Send/Recv lines rank %d's last call was its %s #%lld %s rank %d (counted from its first), ",
 		   nw > 1 ? "s" : "", waiters.data, nw > 1 ? "their" : "its", nw > 1 ? "" : "s", who.data, v->pg,
 		   w.waiter, send ? "receive" : "send", (long long)k, send ? "from" : "to", skipper);
@@ -1781,16 +1841,14 @@ static bool skipped_transfer(struct diagnosis *d)
 		buf_printf(&v->summary, "and rank %d posted its %s #%lld only after collectives that rank %d never"
 					" reached (a later step's)", skipper, send ? "send" : "receive", (long long)k, w.waiter);
 	buf_printf(&v->summary, ". Rank %d is behind none of its peers: it went on without the %s the others wait for"
-				" (a skipped %s: the ranks called different sequences of transfers). No watchdog timeout"
-				" was logged (blocking wait, a long timeout, or logs taken before it fired).",
+				" (a skipped %s: the ranks called different sequences of transfers).",
 		   skipper, send ? "send" : "receive", send ? "send" : "receive");
 	v_cite_event(v, w.event, "the waiting rank's last transfer");
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM events WHERE rank = %d AND kind = 'nccl_p2p'", skipper),
 		     "the skipping rank's last transfer");
 	v_cite_event(v, last_app_line(d, skipper),
 		     "it went on");
-	if (!d->any_dump)
-		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
+	untimed_verdict_end(d);
 	buf_free(&waiters);
 	buf_free(&who);
 	return true;
@@ -1841,10 +1899,7 @@ static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 	if (rank < 0 || several)
 		return false;
 	v_culprit(v, rank);
-	v->outcome = "hang";
-	v->cause = "collective_mismatch";
-	v->confidence = "medium";
-	v->first_failure_t = T_NONE;
+	hang_verdict_begin(d, "collective_mismatch", "medium", false);
 	set_pg(d, pg);
 	v->seq = seq;
 	q_text(d->db, v->op, sizeof(v->op),
@@ -1857,19 +1912,16 @@ static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 	struct buf who = {0};
 	rank_desc(d, rank, &who);
 	buf_printf(&v->summary,
-		   "No rank timed out, failed or exited, and the job did not finish: the logs end while the ranks wait."
-		   " %s never enqueued %s #%ld of group %s, which its peers did, and yet enqueued %s #%ld, which rank %d"
+		   "%s never enqueued %s #%ld of group %s, which its peers did, and yet enqueued %s #%ld, which rank %d"
 		   " enqueued only after it (the order of rank %d's lines): it went past the call without making it (a"
-		   " skipped call), and its peers wait in it. No watchdog timeout was logged (blocking wait, a long"
-		   " timeout, or logs taken before it fired).",
+		   " skipped call), and its peers wait in it.",
 		   who.data, v->op[0] ? v->op : "collective", seq, v->pg, later_disp, later_seq, peer, peer);
 	v_cite_event(v, peer_ev, "a peer's call that it never made");
 	v_cite_event(v, later_ev, "the peer's later call, which it made");
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
 			      rank, later_pg, later_seq),
 		     "the culprit's own call, past the one it skipped");
-	if (!d->any_dump)
-		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
+	untimed_verdict_end(d);
 	buf_free(&who);
 	return true;
 }
@@ -1929,13 +1981,9 @@ bool diag_silent_hang(struct diagnosis *d)
 		set_pg(d, pg);
 		v->seq = le + 1;
 	}
-	v->outcome = "hang";
-	v->cause = "rank_stalled";
-	v->confidence = lag >= 2 ? "medium" : "low";
+	hang_verdict_begin(d, "rank_stalled", lag >= 2 ? "medium" : "low", false);
 	struct buf who = {0}, l = {0};
 	rank_desc(d, rank, &who);
-	buf_puts(&v->summary, "No rank timed out, failed or exited, and the job did not finish: the logs end while the"
-			      " ranks wait. ");
 	if (v->nculprits > 1) {
 		fmt_rank_list(v->culprits, v->nculprits, &l);
 		buf_printf(&v->summary, "Ranks %s are behind their peers in every group they share. ", l.data);
@@ -1953,16 +2001,13 @@ bool diag_silent_hang(struct diagnosis *d)
 			   nwaiters > 1 ? "s" : "", waiters.data, nwaiters > 1 ? "" : "s",
 			   v->nculprits > 1 ? "their" : "its");
 	buf_free(&waiters);
-	buf_puts(&v->summary, " No watchdog timeout was logged (blocking wait, a long timeout, or logs taken before it"
-			      " fired).");
 	v_cite_event(v, q_int(d->db, 0,
 			      "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld", rank, pg, le),
 		     "the culprit's last collective in that group");
 	v_cite_event(v, peer_ev, "a peer that went further");
 	v_cite_event(v, last_app_line(d, rank),
 		     "last application line");
-	if (!d->any_dump)
-		v_missing(v, "a watchdog timeout or flight-recorder dumps: they would show where each rank waited");
+	untimed_verdict_end(d);
 	buf_free(&who);
 	buf_free(&l);
 	return true;

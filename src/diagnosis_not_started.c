@@ -19,17 +19,26 @@
 #include "case_db.h"
 
 /* Each rank's oldest unfinished call in its dump, when still only scheduled
- * and started by a peer: rank, pg, seq, op, the peer's row (its event) and
- * when the peer's GPU started it, the rank's own timeout of that call. */
+ * and started by a peer, or with no peer in the bundle to compare with (the
+ * group's other members left no line) while the rank's own dump has start
+ * times (timing was on: its GPU started earlier calls): rank, pg, seq, op,
+ * the peer's row (its event; NULL without a peer) and when the peer's GPU
+ * started it, the rank's own timeout of that call. */
 static const char not_started_sql[] =
 	SQL_WITH_OLDEST_UNFINISHED
 	" SELECT o.rank, o.pg, o.seq, o.op, p.event_id, min(p.time_started_us),"
 	"  (SELECT c.event_id FROM collectives c WHERE c.rank = o.rank AND c.pg = o.pg AND c.seq = o.seq"
 	"   AND c.state = 'timed_out' LIMIT 1)"
-	" FROM oldest o JOIN collectives p ON p.pg = o.pg AND p.seq = o.seq AND p.rank <> o.rank"
+	" FROM oldest o LEFT JOIN collectives p ON p.pg = o.pg AND p.seq = o.seq AND p.rank <> o.rank"
 	"  AND p.evidence = 'flight recorder' AND p.time_started_us IS NOT NULL"
 	" WHERE o.state = 'scheduled'"
 	" GROUP BY o.rank"
+	" HAVING p.event_id IS NOT NULL"
+	"  OR (EXISTS (SELECT 1 FROM pg_members m WHERE m.pg = o.pg AND m.rank <> o.rank)"
+	"   AND NOT EXISTS (SELECT 1 FROM pg_members m WHERE m.pg = o.pg AND m.rank <> o.rank"
+	"     AND m.rank IN (SELECT rank FROM rank_status WHERE events > 0))"
+	"   AND EXISTS (SELECT 1 FROM collectives c WHERE c.rank = o.rank AND c.evidence = 'flight recorder'"
+	"     AND c.time_started_us IS NOT NULL))"
 	" ORDER BY o.t, o.rank";
 
 bool diag_not_started(struct diagnosis *d)
@@ -64,7 +73,7 @@ bool diag_not_started(struct diagnosis *d)
 		return false;
 	v->outcome = "hang";
 	v->cause = "rank_stalled";
-	v->confidence = n == 1 ? "high" : "medium";
+	v->confidence = n == 1 && peer_ev ? "high" : "medium";
 	v->first_failure_t = d->t0;
 	diag_pg_display(d, pg, v->pg, sizeof(v->pg));
 	v->seq = seq;
@@ -74,13 +83,16 @@ bool diag_not_started(struct diagnosis *d)
 	rank_desc(d, first, &who);
 	char t[32];
 	fmt_time(peer_t, t, sizeof(t));
-	buf_printf(&v->summary,
-		   "%s enqueued %s #%ld of group %s, its oldest unfinished call, but its GPU never started it, while"
-		   " a peer's GPU started it at %s (the flight recorder's start times): work ahead of it on the"
-		   " rank's stream never ended (a kernel that never finishes), and the calls it enqueued after it"
-		   " never started either. Its peers waited for it in that call, and the other ranks in the groups"
-		   " they share with them.",
-		   who.data, op[0] ? op : "a collective", seq, v->pg, t);
+	buf_printf(&v->summary, "%s enqueued %s #%ld of group %s, its oldest unfinished call, but its GPU never started it, ",
+		   who.data, op[0] ? op : "a collective", seq, v->pg);
+	if (peer_ev)
+		buf_printf(&v->summary, "while a peer's GPU started it at %s (the flight recorder's start times)", t);
+	else
+		buf_puts(&v->summary, "though it had started earlier calls (the flight recorder's start times;"
+				      " its peers in that group left no logs to compare with)");
+	buf_puts(&v->summary, ": work ahead of it on the rank's stream never ended (a kernel that never finishes), and the"
+			      " calls it enqueued after it never started either. Its peers waited for it in that call,"
+			      " and the other ranks in the groups they share with them.");
 	if (n > 1) {
 		struct buf l = {0};
 		fmt_rank_list(v->culprits, v->nculprits, &l); /* the culprits, kept sorted */

@@ -11,10 +11,18 @@
 #include "report_bandwidth.h"
 #include "timestamp.h"
 
+/* Distinct strings, each kept once in the model's pool (open addressing;
+ * slots NULL or a pooled string; cap a power of two). */
+struct interned {
+	const char **slots;
+	size_t n, cap;
+};
+
 struct loader {
 	sqlite3 *db;
 	struct report_model *m;
 	struct redact *r; /* NULL: no redaction */
+	struct interned strings;
 };
 
 /* Text for an event whose line is not stored (flight-recorder entries:
@@ -63,6 +71,43 @@ static const char *keep(struct loader *L, char *s)
 	return s;
 }
 
+static size_t str_hash(const char *s)
+{
+	size_t h = 2166136261u;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+/* The pooled copy of s (taken over: s is the caller's allocation), one per
+ * distinct string. */
+static const char *intern(struct loader *L, char *s)
+{
+	struct interned *t = &L->strings;
+	if (2 * (t->n + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 256;
+		const char **slots = xcalloc(cap, sizeof(*slots));
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->slots[i]) {
+				size_t j = str_hash(t->slots[i]) & (cap - 1);
+				while (slots[j])
+					j = (j + 1) & (cap - 1);
+				slots[j] = t->slots[i];
+			}
+		free(t->slots);
+		t->slots = slots;
+		t->cap = cap;
+	}
+	size_t j = str_hash(s) & (t->cap - 1);
+	for (; t->slots[j]; j = (j + 1) & (t->cap - 1))
+		if (strcmp(t->slots[j], s) == 0) {
+			free(s);
+			return t->slots[j];
+		}
+	t->n++;
+	return t->slots[j] = keep(L, s);
+}
+
 /* Text column, redacted when asked. */
 static const char *col_str(struct loader *L, sqlite3_stmt *st, int c)
 {
@@ -79,6 +124,18 @@ static const char *col_host(struct loader *L, sqlite3_stmt *st, int c)
 	if (!s)
 		return NULL;
 	return keep(L, xstrdup(L->r ? redact_host(L->r, s) : s));
+}
+
+/* A text column whose values repeat (kinds, hosts, paths): one copy of each
+ * distinct value; host: it holds a host name. */
+static const char *col_shared(struct loader *L, sqlite3_stmt *st, int c, bool host)
+{
+	const char *s = (const char *)sqlite3_column_text(st, c);
+	if (!s)
+		return NULL;
+	if (!L->r)
+		return intern(L, xstrdup(s));
+	return intern(L, host ? xstrdup(redact_host(L->r, s)) : redact_text(L->r, s));
 }
 
 static int64_t col_int(sqlite3_stmt *st, int c)
@@ -581,15 +638,13 @@ static void load_markers(struct loader *L)
 		struct rm_marker *k = &m->markers[m->n_markers++];
 		k->rank = col_int(st, 0);
 		k->time_us = col_int(st, 1);
-		k->label = col_str(L, st, 2);
+		k->label = col_shared(L, st, 2, false);
 		k->mark = mark_of_class((const char *)sqlite3_column_text(st, 3));
 		k->step = col_int(st, 4);
-		const char *path = (const char *)sqlite3_column_text(st, 5);
-		char *where = xasprintf("%s:%lld", path ? path : "?", (long long)sqlite3_column_int64(st, 6));
-		k->where = keep(L, L->r ? redact_text(L->r, where) : xstrdup(where));
-		free(where);
+		k->source = col_shared(L, st, 5, false);
+		k->line = sqlite3_column_int64(st, 6);
 		k->text = col_str(L, st, 7);
-		k->host = col_host(L, st, 8);
+		k->host = col_shared(L, st, 8, true);
 	}
 	sqlite3_finalize(st);
 	/* the lines themselves; those of steps only where each rank gets a row */
@@ -616,7 +671,8 @@ static void load_markers(struct loader *L)
 		xgrow(&m->markers, &cap, m->n_markers + 1, sizeof(*m->markers));
 		m->markers[m->n_markers++] = (struct rm_marker){
 			.rank = r->rank, .time_us = r->exit_us, .step = RM_NONE, .mark = MK_EXIT, .host = r->host,
-			.label = "exit", .text = r->exit_signal ? r->exit_signal : "exited", .where = "rank_status"};
+			.label = "exit", .text = r->exit_signal ? r->exit_signal : "exited", .source = "rank_status",
+			.line = RM_NONE};
 	}
 	free(exited);
 	for (size_t i = 0; i < m->n_sysmsgs; i++) {
@@ -626,7 +682,8 @@ static void load_markers(struct loader *L)
 		xgrow(&m->markers, &cap, m->n_markers + 1, sizeof(*m->markers));
 		m->markers[m->n_markers++] = (struct rm_marker){
 			.rank = s->rank, .time_us = s->time_us, .step = RM_NONE, .mark = MK_SYSMSG, .host = s->host,
-			.label = s->kind ? s->kind : "system message", .text = s->text, .where = "system message"};
+			.label = s->kind ? s->kind : "system message", .text = s->text, .source = "system message",
+			.line = RM_NONE};
 	}
 	if (m->n_markers)
 		xqsort(m->markers, m->n_markers, sizeof(*m->markers), cmp_marker);
@@ -641,7 +698,7 @@ int report_model_load(sqlite3 *db, const struct report_opts *o, struct report_mo
 		return errbuf_set(err, "not a readable case: %s", sqlite3_errmsg(db));
 	}
 	sqlite3_finalize(probe);
-	struct loader L = {db, m, o->redact ? redact_new() : NULL};
+	struct loader L = {.db = db, .m = m, .r = o->redact ? redact_new() : NULL};
 	m->redacted = o->redact;
 	if (L.r)
 		register_names(&L);
@@ -655,6 +712,7 @@ int report_model_load(sqlite3 *db, const struct report_opts *o, struct report_mo
 		load_markers(&L);
 	m->bandwidth = bw_report_load(db, L.r);
 	redact_free(L.r);
+	free(L.strings.slots);
 	return 0;
 }
 

@@ -90,11 +90,14 @@ struct rm_source {
 
 enum rm_mark { MK_STEP, MK_TIMEOUT, MK_ERROR, MK_EXIT, MK_DUMP, MK_SYSMSG, MK_COUNT };
 
-/* A point on the timeline of one rank (rank RM_NONE: a host's system message). */
+/* A point on the timeline of one rank (rank RM_NONE: a host's system message).
+ * Where it comes from: the source's path and line (line RM_NONE: source
+ * names a table, such as rank_status). host, label and source are shared
+ * between markers (one copy of each distinct string). */
 struct rm_marker {
-	int64_t rank, time_us, step;
+	int64_t rank, time_us, step, line;
 	enum rm_mark mark;
-	const char *host, *label, *text, *where;
+	const char *host, *label, *text, *source;
 };
 
 struct report_model {

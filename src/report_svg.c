@@ -287,7 +287,10 @@ static void marker_title(struct svg *g, const struct rm_marker *k)
 		rm_fmt_offset(&t, (k->time_us - g->m->first_failure_us) / 1000);
 		buf_puts(&t, ")");
 	}
-	buf_printf(&t, "\n%s\n", k->where ? k->where : "");
+	if (k->line != RM_NONE)
+		buf_printf(&t, "\n%s:%lld\n", k->source ? k->source : "?", (long long)k->line);
+	else
+		buf_printf(&t, "\n%s\n", k->source ? k->source : "");
 	esc(g->o, t.data, t.len);
 	esc(g->o, k->text ? k->text : "", TEXT_MAX);
 	buf_free(&t);

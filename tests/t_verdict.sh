@@ -192,7 +192,17 @@ variants_of() {
 	if [ -n "$(find "$d" -name console.log | head -1)" ] && [ -n "$(find "$d" -type d -name torchrun | head -1)" ]; then
 		find "$d" -type d -name torchrun -prune -exec rm -rf {} +
 		"$NF_BIN" ingest "$d" -o "$d.conly.db" -q > /dev/null 2>&1
-		check_verdict "verdict-console-only/$label" "$d.conly.db" "$job" 1
+		# except where the whole bundle allows only "unknown": a frozen
+		# node's launcher, stopped with it, never copied its ranks' last
+		# lines, and the consoles show those ranks behind; naming them is
+		# right if the answer allows them, and not with confidence high
+		answer_of "$job"
+		verdict_of "$d.conly.db"
+		if [ "$a_outcome" = unknown ] && [ -n "$v_culprits" ] && [ "$v_conf" != high ]; then
+			check_verdict "verdict-console-only/$label" "$d.conly.db" "$job" 0
+		else
+			check_verdict "verdict-console-only/$label" "$d.conly.db" "$job" 1
+		fi
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
 	# without the launcher's consoles (only the per-rank files of --log-dir):
