@@ -989,26 +989,30 @@ static bool any_unresponsive(struct diagnosis *d)
 
 static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed);
 
-/* Every culprit so far silent since the failure (no line, no dump: not
- * responsive), with every rank of its host (two or more) silent alike: whole
- * hosts stopped (frozen, their launchers' copies of the last lines lost with
- * them), which the unresponsive diagnosis names, every rank of them; how far
- * each rank got is luck. */
+/* Every rank with logs of host (two or more) silent since the failure (no
+ * line, no dump: not responsive). */
+static bool host_silent(struct diagnosis *d, const char *host)
+{
+	int on_host = 0;
+	for (size_t j = 0; j < d->nranks; j++)
+		if (d->ranks[j].events && strcmp(d->ranks[j].host, host) == 0) {
+			on_host++;
+			if (d->ranks[j].responsive)
+				return false;
+		}
+	return on_host >= 2;
+}
+
+/* Every culprit so far on a host gone silent whole: whole hosts stopped
+ * (frozen, their launchers' copies of the last lines lost with them), which
+ * the unresponsive diagnosis names, every rank of them; how far each rank
+ * got is luck. */
 static bool all_hosts_silent(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
 	for (size_t i = 0; i < v->nculprits; i++) {
 		struct rank_facts *f = diag_rank(d, v->culprits[i]);
-		if (!f || f->responsive)
-			return false;
-		int on_host = 0;
-		for (size_t j = 0; j < d->nranks; j++)
-			if (d->ranks[j].events && strcmp(d->ranks[j].host, f->host) == 0) {
-				on_host++;
-				if (d->ranks[j].responsive)
-					return false;
-			}
-		if (on_host < 2)
+		if (!f || !host_silent(d, f->host))
 			return false;
 	}
 	return v->nculprits > 0;
@@ -1435,18 +1439,8 @@ bool diag_unresponsive(struct diagnosis *d)
 	}
 	/* whole hosts gone silent */
 	bool whole_host = true;
-	for (size_t i = 0; i < ns && whole_host; i++) {
-		struct rank_facts *r = diag_rank(d, silent[i]);
-		int on_host = 0;
-		for (size_t j = 0; j < d->nranks; j++)
-			if (d->ranks[j].events && strcmp(d->ranks[j].host, r->host) == 0) {
-				on_host++;
-				if (d->ranks[j].responsive)
-					whole_host = false;
-			}
-		if (on_host < 2)
-			whole_host = false;
-	}
+	for (size_t i = 0; i < ns && whole_host; i++)
+		whole_host = host_silent(d, diag_rank(d, silent[i])->host);
 	for (size_t i = 0; i < ns; i++)
 		v_culprit(v, silent[i]);
 	v->outcome = "hang";
