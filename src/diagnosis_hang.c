@@ -1583,7 +1583,9 @@ bool diag_stalled_text(struct diagnosis *d)
 			continue;
 		v_culprit(v, r->rank);
 	}
-	if (!v->nculprits || v->nculprits * 2 > d->nranks)
+	/* many ranks idle in host code at once did not each stall on their
+	 * own (as in diag_stalled): they wait on something no line shows */
+	if (!v->nculprits || (v->nculprits > 2 && 4 * v->nculprits > d->nranks))
 		return (v->nculprits = 0, false);
 	v->outcome = "hang";
 	v->cause = "rank_stalled";
