@@ -1427,7 +1427,9 @@ bool diag_unresponsive(struct diagnosis *d)
 	int *silent = NULL;
 	size_t responsive;
 	size_t ns = silent_ranks(d, &silent, &responsive);
-	if (ns == 0 || responsive == 0) {
+	/* most ranks silent: the few that went on logging are the odd ones
+	 * (a teardown no line shows, say), not the many */
+	if (ns == 0 || responsive == 0 || 2 * ns > diag_ranks_with_logs(d)) {
 		free(silent);
 		return false;
 	}
