@@ -1698,6 +1698,11 @@ static int peer_that_made(struct diagnosis *d, const char *pg, long seq, int ran
 static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 {
 	struct verdict *v = &d->v;
+	/* ranks missing from the bundle, and no dumps to list each group's
+	 * members: a group's known members are only those with logs, and one
+	 * without may be ahead as well */
+	if (diag_ranks_absent(d) > 0 && !d->has_fr)
+		return false;
 	char *sql = sqlite3_mprintf(
 		"%s, lead AS (SELECT pg, count(*) AS members, sum(le = mx) AS at_max FROM le JOIN ext USING(pg)"
 		"   GROUP BY pg)"

@@ -158,7 +158,8 @@ done
 check_eq "clocks/real-jobs/no-finding" 0 "$n"
 
 # variants built from the real jobs, one job after the other on each of up
-# to four workers (NF_WORKERS, lib.sh), for one real job in four (each copy
+# to four workers (NF_WORKERS, lib.sh), for one real job in four
+# (NF_VARIANTS_EVERY=1: every one, ~15 minutes here) (each copy
 # re-ingests the job and queries it a dozen times; the sample spreads over
 # every kind of job, and keeps CI's time in bounds) and every corpus job
 variants_of() {
@@ -290,7 +291,7 @@ while [ "$w" -lt "$NF_WORKERS" ]; do
 		for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 			nth=$((nth + 1))
 			[ $((nth % NF_WORKERS)) = "$w" ] || continue
-			nf_sampled "$tgz" "$nth" 4 || { [ "${NF_ASAN:-}" != 1 ] && in_list "$(basename "$tgz" .tar.gz)" "$always_varied"; } || continue
+			nf_sampled "$tgz" "$nth" "${NF_VARIANTS_EVERY:-4}" || { [ "${NF_ASAN:-}" != 1 ] && in_list "$(basename "$tgz" .tar.gz)" "$always_varied"; } || continue
 			variants_of "$tgz"
 		done
 	) &
