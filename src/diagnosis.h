@@ -73,6 +73,7 @@ struct diagnosis {
 	bool has_fr;          /* the case has flight-recorder entries */
 	int64_t stopped_t;    /* every launcher told to stop from outside (death signal; T_NONE: not) */
 	int64_t teardown_t;   /* lost connections after a silent hang: its teardown (T_NONE: none) */
+	int64_t absent_request_ev; /* the first failure: a dump request from a rank without logs (0: not) */
 	struct verdict v;
 };
 

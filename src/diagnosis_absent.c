@@ -6,6 +6,8 @@
  *  - the job's first failure is a lost connection (the remote end closed it,
  *    NCCL's remote error) and no rank with logs went silent: the processes
  *    without logs are the ones that ended; or
+ *  - the first sign of a failure is a rank without logs asking every rank
+ *    for its flight-recorder dump (it timed out or failed first); or
  *  - whole nodes are missing, and a group timed out in a collective that
  *    every one of its members with logs had entered: a member without logs
  *    never did;
@@ -134,6 +136,10 @@ bool diag_absent(struct diagnosis *d)
 		for (int rank = 0; rank < d->world; rank++)
 			if (diag_rank_absent(d, rank))
 				v_culprit(v, rank);
+	} else if (d->absent_request_ev) {
+		for (int rank = 0; rank < d->world; rank++)
+			if (diag_rank_absent(d, rank))
+				v_culprit(v, rank);
 	} else if (nodes_missing(d)) {
 		wait_ev = waited_on_absent(d);
 	}
@@ -155,6 +161,14 @@ bool diag_absent(struct diagnosis *d)
 			   " likely began there: %s process%s ended first (killed, crashed, or %s node went down).",
 			   t, who, l.data, v->nculprits > 1 ? "their" : "its", v->nculprits > 1 ? "es" : "",
 			   v->nculprits > 1 ? "their" : "its");
+	else if (d->absent_request_ev)
+		buf_printf(&v->summary,
+			   "No rank with logs stands out: the first sign of a failure is rank %lld asking every rank for"
+			   " its flight-recorder dump at %s (it timed out or failed first), and the bundle has no line"
+			   " at all from %s %s: the failure most likely began there (their logs would tell).",
+			   (long long)q_int(d->db, -1, "SELECT field(fields, 'from_rank') FROM events WHERE event_id = %lld",
+					    (long long)d->absent_request_ev),
+			   t, who, l.data);
 	else
 		buf_printf(&v->summary,
 			   "No rank with logs stands out: every member with logs of the group that timed out first had"
@@ -162,7 +176,10 @@ bool diag_absent(struct diagnosis *d)
 			   " from %s %s: the failure most likely began there (a stall, a frozen node or a dead"
 			   " process: their logs would tell).",
 			   v->op[0] ? v->op : "collective", v->seq, v->pg, t, who, l.data);
-	v_cite_event(v, lost_ev ? lost_ev : wait_ev, lost_ev ? "a peer losing its connection" : "a peer waiting");
+	if (d->absent_request_ev)
+		v_cite_event(v, d->absent_request_ev, "the dump request of a rank without logs");
+	else
+		v_cite_event(v, lost_ev ? lost_ev : wait_ev, lost_ev ? "a peer losing its connection" : "a peer waiting");
 	buf_free(&l);
 	return true;
 }

@@ -198,10 +198,24 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 			if (r->exited && r->exit_code != 0 && r->exit_t != T_NONE && (d->t0 == T_NONE || r->exit_t < d->t0))
 				d->t0 = r->exit_t;
 		}
+	/* a rank without a line in the bundle that asked every rank for its
+	 * dump, before any failure of the ranks with logs: it failed first (a
+	 * timeout or an error of its own, in the logs the bundle lacks) */
+	sqlite3_stmt *rq = db_prepare(db,
+		"SELECT event_id, time_us FROM events WHERE kind = 'pg_dump_signal' AND time_us IS NOT NULL"
+		" AND field(fields, 'from_rank') NOT IN (SELECT rank FROM rank_status WHERE events > 0)"
+		" ORDER BY time_us, event_id LIMIT 1");
+	if (sqlite3_step(rq) == SQLITE_ROW && (d->t0 == T_NONE || sqlite3_column_int64(rq, 1) < d->t0)) {
+		d->absent_request_ev = sqlite3_column_int64(rq, 0);
+		d->t0 = sqlite3_column_int64(rq, 1);
+	}
+	sqlite3_finalize(rq);
 	d->stopped_t = job_stopped_at(d);
 	d->teardown_t = hang_teardown(d);
-	if (d->teardown_t != T_NONE)
+	if (d->teardown_t != T_NONE) {
 		d->t0 = T_NONE;
+		d->absent_request_ev = 0;
+	}
 	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;
 	d->has_fr = q_int(db, 0, "SELECT EXISTS (SELECT 1 FROM fr_entries)") != 0;
 }
