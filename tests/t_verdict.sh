@@ -337,3 +337,16 @@ check_eq "verdict-nonode-kill/culprits" "[6,7]" "$(sql "$d.db" "SELECT culprit_r
 check_eq "verdict-nonode-kill/cause" "rank_exited low" "$(sql "$d.db" "SELECT cause || ' ' || confidence FROM verdict")"
 check "verdict-nonode-kill/report-says-no-logs" sh -c "'$NF_BIN' report '$d.db' --format md | grep -q '^| 6 | (no logs) |'"
 rm -rf "$d" "$d.db"
+
+# without the culprit's node and without any dump: the failure began where
+# the logs are missing, which the verdict says at confidence low (a rank of
+# that node asked for the dumps first; the peers lost their connections)
+for c in "s3_hung_size_r0 gpu-node01 [0,1]" "g3_4n_kill_node_r3 gpu-node02 [2,3]"; do
+	set -- $c
+	d="$TMP/nonode-nofr"; rm -rf "$d"; mkdir -p "$d"; tar xzf "testdata/realjobs/$1.tar.gz" -C "$d"
+	find "$d" -path '*/fr/*' -type f -delete
+	find "$d" -type d -name "$2" -prune -exec rm -rf {} +
+	"$NF_BIN" ingest "$d" -o "$d.db" -q > /dev/null 2>&1
+	check_eq "verdict-nonode-nofr/$1" "$3 low" "$(sql "$d.db" "SELECT culprit_ranks || ' ' || confidence FROM verdict")"
+	rm -rf "$d" "$d.db"
+done
