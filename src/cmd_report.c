@@ -12,6 +12,9 @@
 #include "report_model.h"
 #include "util.h"
 
+/* the report is written out each time it would grow past this */
+#define REPORT_DRAIN_AT (1 << 20)
+
 enum fmt { FMT_MD, FMT_TEXT, FMT_JSON, FMT_HTML };
 
 static void usage(FILE *out)
@@ -47,15 +50,12 @@ static int term_width(bool to_file)
 	return 80;
 }
 
-static int write_out(const char *path, const struct buf *b)
+/* Writes what the report's buffer still holds to f (where the buffer
+ * drained the rest as it grew) and closes it when it is a file. */
+static int write_out(FILE *f, const char *path, const struct buf *b)
 {
-	FILE *f = path ? fopen(path, "wb") : stdout;
-	if (!f) {
-		perror(path);
-		return NF_EXIT_USAGE;
-	}
 	size_t n = b->len ? fwrite(b->data, 1, b->len, f) : 0;
-	int bad = n != b->len || fflush(f) != 0;
+	int bad = n != b->len || fflush(f) != 0 || ferror(f);
 	if (path)
 		bad |= fclose(f) != 0;
 	if (bad) {
@@ -129,7 +129,14 @@ int cmd_report(int argc, char **argv)
 		return NF_EXIT_NOTHING;
 	}
 	case_close(db);
-	struct buf out = {0};
+	FILE *f = output ? fopen(output, "wb") : stdout;
+	if (!f) {
+		perror(output);
+		report_model_free(&m);
+		return NF_EXIT_USAGE;
+	}
+	/* written as it is built (the text format trims what it wrote: whole) */
+	struct buf out = {.drain = fmt == FMT_TEXT ? NULL : f, .drain_at = REPORT_DRAIN_AT};
 	switch (fmt) {
 	case FMT_MD: report_md(&m, &out); break;
 	case FMT_TEXT: report_text(&m, width ? width : term_width(output != NULL), &out); break;
@@ -137,7 +144,7 @@ int cmd_report(int argc, char **argv)
 	case FMT_HTML: report_html(&m, &out); break;
 	}
 	report_model_free(&m);
-	int rc = write_out(output, &out);
+	int rc = write_out(f, output, &out);
 	buf_free(&out);
 	return rc;
 }

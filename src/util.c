@@ -145,6 +145,11 @@ long diag_count(void)
 
 void buf_reserve(struct buf *b, size_t extra)
 {
+	if (b->drain && b->len && b->len + extra + 1 > b->drain_at) {
+		fwrite(b->data, 1, b->len, b->drain);
+		b->len = 0;
+		b->data[0] = '\0';
+	}
 	size_t need = b->len + extra + 1;
 	if (need <= b->cap)
 		return;

@@ -14,6 +14,7 @@
 #define NF_UTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -69,9 +70,15 @@ extern bool diag_quiet;
 
 /* A growable byte buffer. Invariant: data is NULL only while cap == 0; when
  * data is not NULL it is NUL-terminated at len. */
+/* A growing string. With drain set, what it holds is written there (and
+ * the buffer emptied) once it would grow past drain_at bytes: for output
+ * built front to back that nobody reads back, so that its size does not
+ * bound memory; the owner writes the rest and checks drain for errors. */
 struct buf {
 	char *data;
 	size_t len, cap;
+	FILE *drain;
+	size_t drain_at;
 };
 void buf_reserve(struct buf *b, size_t extra);
 void buf_append(struct buf *b, const void *p, size_t n);
