@@ -133,10 +133,8 @@ bool diag_absent(struct diagnosis *d)
 			if (r->events && !r->has_dump && r->first_error_t == T_NONE && r->first_timeout_t == T_NONE)
 				return false;
 		}
-		for (int rank = 0; rank < d->world; rank++)
-			if (diag_rank_absent(d, rank))
-				v_culprit(v, rank);
-	} else if (d->absent_request_ev) {
+	}
+	if (lost_ev || d->absent_request_ev) {
 		for (int rank = 0; rank < d->world; rank++)
 			if (diag_rank_absent(d, rank))
 				v_culprit(v, rank);
@@ -176,10 +174,12 @@ bool diag_absent(struct diagnosis *d)
 			   " from %s %s: the failure most likely began there (a stall, a frozen node or a dead"
 			   " process: their logs would tell).",
 			   v->op[0] ? v->op : "collective", v->seq, v->pg, t, who, l.data);
-	if (d->absent_request_ev)
+	if (lost_ev)
+		v_cite_event(v, lost_ev, "a peer losing its connection");
+	else if (d->absent_request_ev)
 		v_cite_event(v, d->absent_request_ev, "the dump request of a rank without logs");
 	else
-		v_cite_event(v, lost_ev ? lost_ev : wait_ev, lost_ev ? "a peer losing its connection" : "a peer waiting");
+		v_cite_event(v, wait_ev, "a peer waiting");
 	buf_free(&l);
 	return true;
 }
