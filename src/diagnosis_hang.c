@@ -245,11 +245,23 @@ struct sig {
 	int64_t in, out; /* -1 unknown */
 	char dtype[16];  /* "" unknown */
 	int64_t event_id;
+	bool not_fr;     /* told by NCCL's lines or a watchdog, not the flight recorder */
 };
+
+/* The same operation: a barrier is an ALLREDUCE to NCCL and to the
+ * watchdog, which only the flight recorder names BARRIER */
+static bool op_eq(const struct sig *a, const struct sig *b)
+{
+	if (strcmp(a->op, b->op) == 0)
+		return true;
+	bool barrier_pair = (strcmp(a->op, "BARRIER") == 0 && strcmp(b->op, "ALLREDUCE") == 0) ||
+			    (strcmp(a->op, "ALLREDUCE") == 0 && strcmp(b->op, "BARRIER") == 0);
+	return barrier_pair && (a->not_fr || b->not_fr);
+}
 
 static bool sig_eq(const struct sig *a, const struct sig *b)
 {
-	if (strcmp(a->op, b->op) != 0)
+	if (!op_eq(a, b))
 		return false;
 	if (a->in >= 0 && b->in >= 0 && a->in != b->in)
 		return false;
@@ -432,7 +444,8 @@ static void judge_site(struct diagnosis *d, struct site *site)
 {
 	size_t cap = 0;
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT rank, op, numel_in, numel_out, event_id, dtype FROM collectives WHERE pg = ?1 AND seq = ?2"
+		"SELECT rank, op, numel_in, numel_out, event_id, dtype, evidence <> 'flight recorder'"
+		" FROM collectives WHERE pg = ?1 AND seq = ?2"
 		" ORDER BY rank, evidence <> 'flight recorder', dtype IS NULL, event_id");
 	sqlite3_bind_text(st, 1, site->pg, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, site->seq);
@@ -448,6 +461,7 @@ static void judge_site(struct diagnosis *d, struct site *site)
 		g->out = db_column_int_or(st, 3, -1);
 		g->event_id = sqlite3_column_int64(st, 4);
 		sig_dtype(g, st, 5);
+		g->not_fr = sqlite3_column_int(st, 6);
 	}
 	sqlite3_finalize(st);
 	size_t n = site->n;
@@ -971,6 +985,12 @@ static size_t silent_ranks(struct diagnosis *d, int **silent, size_t *responsive
 			continue;
 		}
 		if (r->exited && r->exit_t != T_NONE && r->exit_t < d->t0 - SLACK_US)
+			continue;
+		/* only NCCL's own debug file of the rank (its output and dump not
+		 * in the bundle): NCCL writes nothing there while a rank waits,
+		 * so its silence tells nothing */
+		if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events e JOIN sources s USING(source_id)"
+				     " WHERE e.rank = %d AND s.kind <> 'nccl_debug')", r->rank))
 			continue;
 		if (silent) {
 			xgrow(silent, &cap, ns + 1, sizeof(**silent));
