@@ -350,3 +350,16 @@ for c in "s3_hung_size_r0 gpu-node01 [0,1]" "g3_4n_kill_node_r3 gpu-node02 [2,3]
 	check_eq "verdict-nonode-nofr/$1" "$3 low" "$(sql "$d.db" "SELECT culprit_ranks || ' ' || confidence FROM verdict")"
 	rm -rf "$d" "$d.db"
 done
+
+# without the consoles and one healthy rank's output and dump, its NCCL debug
+# file still there: that rank is not silent (NCCL writes nothing there while
+# a rank waits), and its barrier, an ALLREDUCE to NCCL, is no mismatch
+for c in "healthy_file []" "g5_debugfile_freeze_r4 [4,5]"; do
+	set -- $c
+	d="$TMP/drop-noconsole"; rm -rf "$d"; mkdir -p "$d"; tar xzf "testdata/realjobs/$1.tar.gz" -C "$d"
+	find "$d" -name console.log -delete
+	sh tests/helpers/drop_rank.sh "$d" 3
+	"$NF_BIN" ingest "$d" -o "$d.db" -q > /dev/null 2>&1
+	check_eq "verdict-drop-noconsole/$1" "$2" "$(sql "$d.db" "SELECT culprit_ranks FROM verdict")"
+	rm -rf "$d" "$d.db"
+done
