@@ -25,14 +25,6 @@ struct redact {
 	size_t maxhost; /* longest host name registered */
 };
 
-static uint32_t hash_mem(const char *s, size_t n)
-{
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 static const char *amap_get(const struct amap *m, const char *k, size_t n)
 {
 	if (!m->cap)
@@ -50,7 +42,7 @@ static const char *amap_get(const struct amap *m, const char *k, size_t n)
 static void amap_slot(struct amap *m, size_t idx)
 {
 	const char *k = m->keys[idx];
-	size_t i = hash_mem(k, strlen(k)) & (m->cap - 1);
+	size_t i = hash_str(k) & (m->cap - 1);
 	while (m->slots[i])
 		i = (i + 1) & (m->cap - 1);
 	m->slots[i] = (uint32_t)idx + 1;

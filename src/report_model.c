@@ -71,14 +71,6 @@ static const char *keep(struct loader *L, char *s)
 	return s;
 }
 
-static size_t str_hash(const char *s)
-{
-	size_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 /* The pooled copy of s (taken over: s is the caller's allocation), one per
  * distinct string. */
 static const char *intern(struct loader *L, char *s)
@@ -89,7 +81,7 @@ static const char *intern(struct loader *L, char *s)
 		const char **slots = xcalloc(cap, sizeof(*slots));
 		for (size_t i = 0; i < t->cap; i++)
 			if (t->slots[i]) {
-				size_t j = str_hash(t->slots[i]) & (cap - 1);
+				size_t j = hash_str(t->slots[i]) & (cap - 1);
 				while (slots[j])
 					j = (j + 1) & (cap - 1);
 				slots[j] = t->slots[i];
@@ -98,7 +90,7 @@ static const char *intern(struct loader *L, char *s)
 		t->slots = slots;
 		t->cap = cap;
 	}
-	size_t j = str_hash(s) & (t->cap - 1);
+	size_t j = hash_str(s) & (t->cap - 1);
 	for (; t->slots[j]; j = (j + 1) & (t->cap - 1))
 		if (strcmp(t->slots[j], s) == 0) {
 			free(s);

@@ -100,14 +100,6 @@ struct host_map {
 	size_t size;
 };
 
-static uint32_t hash_str(const char *s)
-{
-	uint32_t h = 2166136261u;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h;
-}
-
 static void map_build(struct host_map *m, const struct tui *t)
 {
 	m->size = 16;

@@ -58,6 +58,20 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+uint32_t hash_mem(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 16777619u;
+	return h;
+}
+
+uint32_t hash_str(const char *s)
+{
+	return hash_mem(s, strlen(s));
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	struct buf b = {0};

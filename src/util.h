@@ -47,6 +47,10 @@ void xgrow(void *items_ptr, size_t *cap, size_t need, size_t item_size);
 /* Allocator settings for the whole process (called once from main). */
 void xalloc_tune(void);
 
+/* FNV-1a hash of n bytes, and of a string, for the open-addressing tables. */
+uint32_t hash_mem(const void *p, size_t n);
+uint32_t hash_str(const char *s);
+
 /* qsort that accepts an empty (possibly NULL) array. */
 void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
