@@ -33,6 +33,7 @@ struct rank_facts {
 	bool sigterm_by_launcher, watchdog_abort, has_dump, init_complete;
 	/* filled by the diagnosis */
 	bool responsive;      /* logged or dumped around the first failure */
+	bool nccl_file_only;  /* not responsive, and its only lines are NCCL's debug file: its silence tells nothing */
 	bool frozen;          /* a watchdog that ran far past its timeout */
 	int64_t frozen_event;
 	const char *role;     /* "cause", "consequence", "detector", "healthy", "absent" */

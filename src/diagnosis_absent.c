@@ -22,6 +22,14 @@
 #include "case_db.h"
 #include "case_schema.h"
 
+/* Every rank of the job without a line in the bundle as a culprit. */
+static void name_absent(struct diagnosis *d)
+{
+	for (int rank = 0; rank < d->world; rank++)
+		if (diag_rank_absent(d, rank))
+			v_culprit(&d->v, rank);
+}
+
 /* The first group that timed out in a collective every member with logs
  * entered and that has members without logs: its group and seq into pg and
  * *seq; returns the event of its first timeout (0: no such group). */
@@ -81,9 +89,7 @@ static int64_t waited_on_absent(struct diagnosis *d)
 	       "SELECT op FROM collectives WHERE pg = %Q AND seq = %ld AND op IS NOT NULL LIMIT 1", pg, seq);
 	/* an absent member may itself have waited on another absent rank:
 	 * which of them began it is not in the bundle */
-	for (int rank = 0; rank < d->world; rank++)
-		if (diag_rank_absent(d, rank))
-			v_culprit(v, rank);
+	name_absent(d);
 	return first_ev;
 }
 
@@ -135,9 +141,7 @@ bool diag_absent(struct diagnosis *d)
 		}
 	}
 	if (lost_ev || d->absent_request_ev) {
-		for (int rank = 0; rank < d->world; rank++)
-			if (diag_rank_absent(d, rank))
-				v_culprit(v, rank);
+		name_absent(d);
 	} else if (nodes_missing(d)) {
 		wait_ev = waited_on_absent(d);
 	}

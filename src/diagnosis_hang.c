@@ -96,6 +96,14 @@ void diag_responsiveness(struct diagnosis *d)
 	for (size_t i = 0; i < d->nranks; i++)
 		if (d->ranks[i].has_dump)
 			d->ranks[i].responsive = true;
+	/* only NCCL's own debug file of the rank (its output and dump not in
+	 * the bundle): NCCL writes nothing there while a rank waits */
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		r->nccl_file_only = r->events && !r->responsive &&
+				    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events e JOIN sources s USING(source_id)"
+						     " WHERE e.rank = %d AND s.kind <> 'nccl_debug')", r->rank);
+	}
 }
 
 /* Appends group pg to the condition `pg IN (...)` of next_group_by_history_in
@@ -986,11 +994,7 @@ static size_t silent_ranks(struct diagnosis *d, int **silent, size_t *responsive
 		}
 		if (r->exited && r->exit_t != T_NONE && r->exit_t < d->t0 - SLACK_US)
 			continue;
-		/* only NCCL's own debug file of the rank (its output and dump not
-		 * in the bundle): NCCL writes nothing there while a rank waits,
-		 * so its silence tells nothing */
-		if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events e JOIN sources s USING(source_id)"
-				     " WHERE e.rank = %d AND s.kind <> 'nccl_debug')", r->rank))
+		if (r->nccl_file_only)
 			continue;
 		if (silent) {
 			xgrow(silent, &cap, ns + 1, sizeof(**silent));
