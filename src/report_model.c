@@ -100,34 +100,38 @@ static const char *intern(struct loader *L, char *s)
 	return t->slots[j] = keep(L, s);
 }
 
-/* Text column, redacted when asked. */
-static const char *col_str(struct loader *L, sqlite3_stmt *st, int c)
+/* A copy of a text column (NULL for SQL NULL), redacted when asked; host:
+ * it holds a host name. */
+static char *col_copy(struct loader *L, sqlite3_stmt *st, int c, bool host)
 {
 	const char *s = (const char *)sqlite3_column_text(st, c);
 	if (!s)
 		return NULL;
-	return keep(L, L->r ? redact_text(L->r, s) : xstrdup(s));
+	if (!L->r)
+		return xstrdup(s);
+	return host ? xstrdup(redact_host(L->r, s)) : redact_text(L->r, s);
+}
+
+/* Text column, redacted when asked. */
+static const char *col_str(struct loader *L, sqlite3_stmt *st, int c)
+{
+	char *s = col_copy(L, st, c, false);
+	return s ? keep(L, s) : NULL;
 }
 
 /* A column that holds a host name. */
 static const char *col_host(struct loader *L, sqlite3_stmt *st, int c)
 {
-	const char *s = (const char *)sqlite3_column_text(st, c);
-	if (!s)
-		return NULL;
-	return keep(L, xstrdup(L->r ? redact_host(L->r, s) : s));
+	char *s = col_copy(L, st, c, true);
+	return s ? keep(L, s) : NULL;
 }
 
 /* A text column whose values repeat (kinds, hosts, paths): one copy of each
  * distinct value; host: it holds a host name. */
 static const char *col_shared(struct loader *L, sqlite3_stmt *st, int c, bool host)
 {
-	const char *s = (const char *)sqlite3_column_text(st, c);
-	if (!s)
-		return NULL;
-	if (!L->r)
-		return intern(L, xstrdup(s));
-	return intern(L, host ? xstrdup(redact_host(L->r, s)) : redact_text(L->r, s));
+	char *s = col_copy(L, st, c, host);
+	return s ? intern(L, s) : NULL;
 }
 
 static int64_t col_int(sqlite3_stmt *st, int c)
