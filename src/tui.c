@@ -335,7 +335,7 @@ int tui_run(const struct tui_opts *o)
 		return NF_EXIT_NOTHING;
 	}
 	/* read through mmap and keep pages: a big case is read in many small seeks */
-	sqlite3_exec(t.db, "PRAGMA mmap_size = 1073741824; PRAGMA cache_size = -65536", NULL, NULL, NULL);
+	sqlite3_exec(t.db, "PRAGMA mmap_size = 0; PRAGMA cache_size = -65536", NULL, NULL, NULL);
 	const char *slash = strrchr(o->case_path, '/');
 	t.case_name = o->case_name ? o->case_name : slash ? slash + 1 : o->case_path;
 	if (tui_model_load(&t, &err) < 0) {

@@ -93,6 +93,7 @@ struct tui {
 	size_t n_ranks;
 	struct tui_host *hosts;
 	size_t n_hosts;
+	int *host_by_name;              /* indexes into hosts, by name (tui_host_index) */
 	struct tui_kind *kinds;
 	size_t n_kinds;
 	struct tui_verdict verdict;
