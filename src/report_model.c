@@ -601,7 +601,65 @@ static int cmp_marker(const void *a, const void *b)
 		return x->rank < y->rank ? -1 : 1;
 	if (x->time_us != y->time_us)
 		return x->time_us < y->time_us ? -1 : 1;
-	return x->mark < y->mark ? -1 : x->mark > y->mark;
+	if (x->mark != y->mark)
+		return x->mark < y->mark ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Markers of no event sort after those of events, in the order made. */
+#define NO_EVENT_ORDER (INT64_MAX / 2)
+
+static void push_marker(struct report_model *m, size_t *cap, struct rm_marker k)
+{
+	xgrow(&m->markers, cap, m->n_markers + 1, sizeof(*m->markers));
+	k.order = NO_EVENT_ORDER + (int64_t)m->n_markers;
+	m->markers[m->n_markers++] = k;
+}
+
+/* The texts of the markers the timeline draws (its rows' ranks; a large
+ * job's rows show a few hosts for many): the event as text, then its line
+ * where the marker carries one (steps only where each rank has a row).
+ * Reading them for every marker held ~50 MB at 16,384 ranks. */
+static void load_marker_texts(struct loader *L)
+{
+	struct report_model *m = L->m;
+	int64_t *drawn;
+	size_t nd = report_svg_drawn_ranks(m, &drawn);
+	xqsort(drawn, nd, sizeof(*drawn), cmp_i64);
+	size_t *idx = NULL, n = 0, cap = 0;
+	struct buf ids = {0};
+	buf_putc(&ids, '[');
+	for (size_t i = 0; i < m->n_markers; i++) {
+		const struct rm_marker *k = &m->markers[i];
+		if (k->order >= NO_EVENT_ORDER || !bsearch(&k->rank, drawn, nd, sizeof(*drawn), cmp_i64))
+			continue;
+		xgrow(&idx, &cap, n + 1, sizeof(*idx));
+		buf_printf(&ids, "%s%lld", n ? "," : "", (long long)k->order);
+		idx[n++] = i;
+	}
+	buf_putc(&ids, ']');
+	free(drawn);
+	sqlite3_stmt *st = n ? prep(L, "SELECT j.key, ev.source_id, ev.line_no, " EVENT_TEXT("ev", "ev.line_no")
+					  " FROM json_each(?) j JOIN events ev ON ev.event_id = j.value")
+			     : NULL;
+	if (st)
+		sqlite3_bind_text(st, 1, ids.data, (int)ids.len, SQLITE_STATIC);
+	struct want *w = NULL;
+	size_t nw = 0, wcap = 0;
+	while (step_row(st)) {
+		int64_t j = sqlite3_column_int64(st, 0);
+		if (j < 0 || (size_t)j >= n)
+			continue;
+		struct rm_marker *k = &m->markers[idx[j]];
+		k->text = col_str(L, st, 3);
+		if (k->mark != MK_STEP || m->n_ranks <= RM_RANK_ROWS)
+			want_push(&w, &nw, &wcap, col_int(st, 1), col_int(st, 2), &k->text);
+	}
+	sqlite3_finalize(st);
+	fetch_lines(L, w, nw);
+	free(w);
+	free(idx);
+	buf_free(&ids);
 }
 
 /* Events of each rank worth a marker: one per (rank, kind, time), the
@@ -612,25 +670,22 @@ static void load_markers(struct loader *L)
 	struct report_model *m = L->m;
 	sqlite3_stmt *st = prep(
 		L, "WITH c AS ("
-		   " SELECT e.event_id, e.rank, e.time_us, e.kind, e.class, e.source_id, e.line_no, e.fields, e.host"
+		   " SELECT e.event_id, e.rank, e.time_us, e.kind, e.class, e.source_id, e.line_no,"
+		   "  field(e.fields, 'step') AS step, e.host"
 		   "  FROM events e WHERE e.rank IS NOT NULL AND e.time_us IS NOT NULL"
 		   "  AND e.class IN ('step', 'timeout', 'error', 'exit', 'dump')"
 		   " UNION ALL"
-		   " SELECT e.event_id, r.rank, e.time_us, e.kind, e.class, e.source_id, e.line_no, e.fields, e.host"
+		   " SELECT e.event_id, r.rank, e.time_us, e.kind, e.class, e.source_id, e.line_no,"
+		   "  field(e.fields, 'step'), e.host"
 		   "  FROM events e JOIN ranks r ON r.host = e.host AND r.pid = field(e.fields, 'pid')"
 		   "  WHERE e.rank IS NULL AND e.time_us IS NOT NULL AND e.class IN ('exit', 'signal')),"
 		   " d AS (SELECT c.*, s.path, row_number() OVER (PARTITION BY c.rank, c.kind, c.time_us"
 		   "  ORDER BY s.kind = 'console', c.event_id) AS n FROM c JOIN sources s USING(source_id))"
-		   " SELECT ev.rank, ev.time_us, ev.kind, ev.class, field(ev.fields, 'step'), ev.path,"
-		   "  ev.line_no, " EVENT_TEXT("ev", "ev.line_no") ", ev.host, ev.source_id"
-		   " FROM d ev WHERE ev.n = 1 ORDER BY ev.rank, ev.time_us, ev.event_id");
-	size_t cap = 0, nw = 0, wcap = 0;
-	struct { int64_t src, line; } *at = NULL;
+		   " SELECT ev.rank, ev.time_us, ev.kind, ev.class, ev.step, ev.path, ev.line_no, ev.event_id, ev.host"
+		   " FROM d ev WHERE ev.n = 1");
+	size_t cap = 0;
 	while (step_row(st)) {
 		xgrow(&m->markers, &cap, m->n_markers + 1, sizeof(*m->markers));
-		at = xrealloc(at, cap * sizeof(*at));
-		at[m->n_markers].src = col_int(st, 9);
-		at[m->n_markers].line = col_int(st, 6);
 		struct rm_marker *k = &m->markers[m->n_markers++];
 		k->rank = col_int(st, 0);
 		k->time_us = col_int(st, 1);
@@ -639,18 +694,11 @@ static void load_markers(struct loader *L)
 		k->step = col_int(st, 4);
 		k->source = col_shared(L, st, 5, false);
 		k->line = sqlite3_column_int64(st, 6);
-		k->text = col_str(L, st, 7);
+		k->order = sqlite3_column_int64(st, 7);
+		k->text = NULL;
 		k->host = col_shared(L, st, 8, true);
 	}
 	sqlite3_finalize(st);
-	/* the lines themselves; those of steps only where each rank gets a row */
-	struct want *w = NULL;
-	for (size_t i = 0; i < m->n_markers; i++)
-		if (m->markers[i].mark != MK_STEP || m->n_ranks <= RM_RANK_ROWS)
-			want_push(&w, &nw, &wcap, at[i].src, at[i].line, &m->markers[i].text);
-	fetch_lines(L, w, nw);
-	free(w);
-	free(at);
 	/* an exit the analysis knows of but no line shows (the ranks with an
 	 * exit marker sorted, for a binary search: thousands of ranks have as
 	 * many markers each) */
@@ -664,25 +712,24 @@ static void load_markers(struct loader *L)
 		const struct rm_rank *r = &m->ranks[i];
 		if (r->exit_us == RM_NONE || bsearch(&r->rank, exited, n_exited, sizeof(*exited), cmp_i64))
 			continue;
-		xgrow(&m->markers, &cap, m->n_markers + 1, sizeof(*m->markers));
-		m->markers[m->n_markers++] = (struct rm_marker){
+		push_marker(m, &cap, (struct rm_marker){
 			.rank = r->rank, .time_us = r->exit_us, .step = RM_NONE, .mark = MK_EXIT, .host = r->host,
 			.label = "exit", .text = r->exit_signal ? r->exit_signal : "exited", .source = "rank_status",
-			.line = RM_NONE};
+			.line = RM_NONE});
 	}
 	free(exited);
 	for (size_t i = 0; i < m->n_sysmsgs; i++) {
 		const struct rm_sysmsg *s = &m->sysmsgs[i];
 		if (s->time_us == RM_NONE)
 			continue;
-		xgrow(&m->markers, &cap, m->n_markers + 1, sizeof(*m->markers));
-		m->markers[m->n_markers++] = (struct rm_marker){
+		push_marker(m, &cap, (struct rm_marker){
 			.rank = s->rank, .time_us = s->time_us, .step = RM_NONE, .mark = MK_SYSMSG, .host = s->host,
 			.label = s->kind ? s->kind : "system message", .text = s->text, .source = "system message",
-			.line = RM_NONE};
+			.line = RM_NONE});
 	}
 	if (m->n_markers)
 		xqsort(m->markers, m->n_markers, sizeof(*m->markers), cmp_marker);
+	load_marker_texts(L);
 }
 
 int report_model_load(sqlite3 *db, const struct report_opts *o, struct report_model *m, struct errbuf *err)

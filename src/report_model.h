@@ -96,6 +96,7 @@ enum rm_mark { MK_STEP, MK_TIMEOUT, MK_ERROR, MK_EXIT, MK_DUMP, MK_SYSMSG, MK_CO
  * between markers (one copy of each distinct string). */
 struct rm_marker {
 	int64_t rank, time_us, step, line;
+	int64_t order; /* the last sort key: the event's id (markers of no event after those) */
 	enum rm_mark mark;
 	const char *host, *label, *text, *source;
 };
@@ -235,6 +236,9 @@ void report_json(const struct report_model *m, struct buf *out);
 void report_html(const struct report_model *m, struct buf *out);
 /* The timeline as an inline <svg> element (report_svg.c). */
 void report_svg(const struct report_model *m, struct buf *out);
+/* The ranks whose markers the timeline draws (its rows' ranks), from the
+ * markers alone: their texts are read for these ranks only. */
+size_t report_svg_drawn_ranks(const struct report_model *m, int64_t **ranks);
 /* XML/HTML text escaping (invalid UTF-8 and control characters replaced). */
 void report_xml_esc(struct buf *b, const char *s);
 

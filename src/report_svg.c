@@ -451,6 +451,18 @@ static void legend(struct svg *g, double y)
 		   x, y - 7, x + 6, y + 4);
 }
 
+static void free_rows(struct svg *g)
+{
+	for (size_t i = 0; i < g->nrows; i++) {
+		if (g->rows[i].own_host)
+			free((char *)g->rows[i].host);
+		free(g->rows[i].label);
+		free(g->rows[i].tip);
+		free(g->rows[i].ranks);
+	}
+	free(g->rows);
+}
+
 void report_svg(const struct report_model *m, struct buf *out)
 {
 	struct svg g = {.m = m, .o = out};
@@ -499,12 +511,20 @@ void report_svg(const struct report_model *m, struct buf *out)
 		buf_printf(out, "<text class=\"lg\" x=\"%d\" y=\"%d\">no ranks in this case</text>", X0, TOP + 12);
 	legend(&g, bottom + 24);
 	buf_puts(out, "</svg>\n");
-	for (size_t i = 0; i < g.nrows; i++) {
-		if (g.rows[i].own_host)
-			free((char *)g.rows[i].host);
-		free(g.rows[i].label);
-		free(g.rows[i].tip);
-		free(g.rows[i].ranks);
-	}
-	free(g.rows);
+	free_rows(&g);
+}
+
+size_t report_svg_drawn_ranks(const struct report_model *m, int64_t **ranks)
+{
+	struct svg g = {.m = m};
+	build_rows(&g);
+	size_t n = 0, cap = 0;
+	*ranks = NULL;
+	for (size_t i = 0; i < g.nrows; i++)
+		for (size_t k = 0; k < g.rows[i].nranks; k++) {
+			xgrow(ranks, &cap, n + 1, sizeof(**ranks));
+			(*ranks)[n++] = g.rows[i].ranks[k];
+		}
+	free_rows(&g);
+	return n;
 }
