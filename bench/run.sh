@@ -108,7 +108,7 @@ for spec in $inputs; do
 	[ $RC -le 1 ] || [ "$W" = timeout ] || die "ingest $name failed ($RC): $(tail -n 3 "$DIR/last.out")"
 	IW=$W IC=$C IR=$R
 	if [ "$IW" = timeout ]; then
-		printf '%s\t%s\t-\t-\t%s\t%s\t%s\ttimeout\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t-\t-\t-\n' \
+		printf '%s\t%s\t-\t-\t%s\t%s\t%s\ttimeout\t-\t-\t-\t-\t-\t-\t-\t-\t%s\t-\t-\t-\t-\t-\n' \
 			"$name" "$ranks" "$(mb "$raw")" "$(mb "$gz")" "$FW" "$SW" >> "$ROWS"
 		continue
 	fi
@@ -125,15 +125,22 @@ for spec in $inputs; do
 	verdict=$(sql1 "$db" "SELECT cause || ' ' || coalesce(json_array_length(culprit_ranks), 0) FROM verdict")
 	timed "$BIN" report "$db" --format json -o "$DIR/$name.json"
 	PW=$W; [ $RC -le 1 ] || PW=n/a
+	VR=$R
+	# the reader's side: the HTML report (its timeline) and the TUI, and the
+	# larger of their peaks and the JSON report's
+	timed "$BIN" report "$db" --format html -o "$DIR/$name.html"
+	HW=$W; [ $RC -le 1 ] || HW=n/a
+	[ "$R" != - ] && { [ "$VR" = - ] || [ "$R" -gt "$VR" ]; } && VR=$R
 	tui_time "$db"
+	[ "$R" != - ] && { [ "$VR" = - ] || [ "$R" -gt "$VR" ]; } && VR=$R
 	ratio=$(echo "$IW $FW" | awk '{ if ($2 > 0) printf "%.1f", $1 / $2; else print "-" }')
 	# from the archive to the verdict: ingest, analyze, report
 	total=$(echo "$IW $AW $PW" | awk '{ printf "%.2f", $1 + $2 + $3 }')
 	tratio=$(echo "$total $FW" | awk '{ if ($2 > 0) printf "%.1f", $1 / $2; else print "-" }')
 	dbr=$(echo "$dbsize $gz" | awk '{ printf "%.2f", $1 / $2 }')
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
 		"$name" "$ranks" "$members" "$lines" "$(mb "$raw")" "$(mb "$gz")" "$FW" "$IW" "$IC" "$ratio" "$IR" \
-		"$(mb "$dbsize")" "$dbr" "$AW" "$PW" "$TW" "$SW" "$total" "$tratio" "$verdict" >> "$ROWS"
+		"$(mb "$dbsize")" "$dbr" "$AW" "$PW" "$TW" "$SW" "$total" "$tratio" "$verdict" "$HW" "$VR" >> "$ROWS"
 done
 
 # ---- profile of the 1,024-rank ingest ----
@@ -158,10 +165,10 @@ LOAD1=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')
 # ---- the table ----
 TABLE="$DIR/table.md"
 {
-	echo "| input | ranks | members | lines | text MB | gz MB | floor s | ingest s | ingest CPU s | ingest / floor | peak RSS MB | case MB | case / gz | analyze s | report json s | tui s | synth s | to verdict s | to verdict / floor | verdict (cause, culprits) |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20 }' "$ROWS"
+	echo "| input | ranks | members | lines | text MB | gz MB | floor s | ingest s | ingest CPU s | ingest / floor | peak RSS MB | case MB | case / gz | analyze s | report json s | tui s | synth s | to verdict s | to verdict / floor | verdict (cause, culprits) | report html s | report, TUI peak RSS MB |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22 }' "$ROWS"
 	echo
 	echo "Phases of the ingest above: wall s / CPU s (of both threads) / peak RSS MiB at the phase's end (NF_TIMINGS=1):"
 	echo
@@ -187,11 +194,13 @@ awk -F '\t' '
 	function verdict(ok) { return ok ? "met" : "NOT met" }
 	$1 == "big-1024" { printf "- ingest (the case built: --no-analyze) of 1,024 ranks within 6x the floor: %s / %s s = %sx: %s\n", $8, $7, $10, verdict($10 + 0 <= 6)
 		printf "- (for reading) from the archive to the verdict at 1,024 ranks (ingest + analyze + report json): %s s = %sx the floor\n", $18, $19 }
-	{ if ($11 + 0 > rss) { rss = $11 + 0; rssn = $1 } if ($13 + 0 > dbr) { dbr = $13 + 0; dbn = $1 } }
+	{ if ($11 + 0 > rss) { rss = $11 + 0; rssn = $1 } if ($13 + 0 > dbr) { dbr = $13 + 0; dbn = $1 }
+	  if ($22 + 0 > vrss) { vrss = $22 + 0; vrssn = $1 } }
 	$1 == "big-1024" { v1 = $14; p1 = $15 }
 	$1 == "big-4096" { v4 = $14; p4 = $15 }
 	END {
 		printf "- peak RSS under 150 MB at every size: largest %s MB (%s): %s\n", rss, rssn, verdict(rss < 150)
+		printf "- (for reading) peak RSS of the reports (json, html) and the TUI: largest %s MB (%s)\n", vrss, vrssn
 		printf "- case no larger than 1.5x the compressed input: largest %sx (%s): %s\n", dbr, dbn, verdict(dbr <= 1.5)
 		if (v1 != "") printf "- verdict (analyze + json report) on 1,024 ranks under 1 s: %s + %s s: %s\n", v1, p1, verdict(v1 + p1 < 1)
 		if (v4 != "") printf "- verdict (analyze + json report) on 4,096 ranks under 4 s: %s + %s s: %s\n", v4, p4, verdict(v4 + p4 < 4)
