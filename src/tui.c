@@ -334,7 +334,9 @@ int tui_run(const struct tui_opts *o)
 		free(keys);
 		return NF_EXIT_NOTHING;
 	}
-	/* read through mmap and keep pages: a big case is read in many small seeks */
+	/* keep pages (a big case is read in many small seeks), through SQLite's
+	 * own cache: a memory map counted every page read in the RSS (184 MB on
+	 * opening a 16,384-rank case, 89 MB without) */
 	sqlite3_exec(t.db, "PRAGMA mmap_size = 0; PRAGMA cache_size = -65536", NULL, NULL, NULL);
 	const char *slash = strrchr(o->case_path, '/');
 	t.case_name = o->case_name ? o->case_name : slash ? slash + 1 : o->case_path;
