@@ -105,18 +105,27 @@ static const char status_sql[] =
 	"               AND rank_status.exit_time_us < g.t + 5000000));\n"
 	/* ... nor the SIGTERM of a rank already gone: its peers lost their
 	 * connections (a process died) more than a second before the launcher
-	 * sent it, and it alone went silent then, with no error of its own (the
+	 * sent it, and it went silent then with no error of its own (the
 	 * launcher sends it to every worker once another one failed, the dead
-	 * included) */
+	 * included), and no other rank went silent by then but ranks of other
+	 * hosts gone the same way within a second of it (the copies of a job
+	 * that `synth` made; a node-mate that died first leaves it unknown
+	 * whether the launcher's SIGTERM found this one alive, as in a kill of
+	 * one rank) */
 	"DROP TABLE IF EXISTS temp.rs_lost;\n"
 	"CREATE TEMP TABLE rs_lost AS SELECT min(time_us) AS t FROM events\n"
 	"  WHERE kind IN ('nccl_socket_closed','nccl_socket_truncated','gloo_connection_lost') AND time_us IS NOT NULL;\n"
-	"UPDATE rank_status SET sigterm_by_launcher = 0\n"
+	"DROP TABLE IF EXISTS temp.rs_gone;\n"
+	"CREATE TEMP TABLE rs_gone AS SELECT rank, last_time_us AS t FROM rank_status\n"
 	"  WHERE sigterm_by_launcher AND exit_signal = 'SIGTERM' AND first_error_time_us IS NULL\n"
 	"    AND last_time_us < (SELECT t FROM rs_lost) + 1000000\n"
-	"    AND (SELECT min(g.t) FROM rs_sigterm g WHERE g.rank = rank_status.rank) >= (SELECT t FROM rs_lost) + 1000000\n"
+	"    AND (SELECT min(g.t) FROM rs_sigterm g WHERE g.rank = rank_status.rank) >= (SELECT t FROM rs_lost) + 1000000;\n"
+	"UPDATE rank_status SET sigterm_by_launcher = 0\n"
+	"  WHERE rank IN (SELECT rank FROM temp.rs_gone)\n"
 	"    AND NOT EXISTS (SELECT 1 FROM rank_status o WHERE o.rank <> rank_status.rank AND o.events > 0\n"
-	"      AND o.last_time_us < (SELECT t FROM rs_lost) + 1000000);\n"
+	"      AND o.last_time_us < (SELECT t FROM rs_lost) + 1000000\n"
+	"      AND NOT (o.rank IN (SELECT rank FROM temp.rs_gone) AND o.host IS NOT rank_status.host\n"
+	"        AND abs(o.last_time_us - rank_status.last_time_us) <= 1000000));\n"
 	/* PyTorch's own abort after a timeout or an NCCL error */
 	"UPDATE rank_status SET watchdog_abort = rank IN (SELECT rank FROM events\n"
 	"    WHERE kind IN ('pg_terminating','pg_taking_down','pg_watchdog_terminated') AND rank IS NOT NULL);\n"

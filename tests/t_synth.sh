@@ -109,3 +109,13 @@ rm -rf "$S/a" "$S/b"
 exp=$(awk 'BEGIN { s = "["; for (c = 0; c < 32; c++) s = s (c ? "," : "") (2 + 4 * c); print s "]" }')
 check_eq "synth/blocking-stall-128/culprits-are-the-copies" "$exp" "$(sql "$S/bs128.db" "SELECT replace(culprit_ranks, ' ', '') FROM verdict")"
 check_eq "synth/blocking-stall-128/verdict" "hang rank_stalled 7 ALLGATHER" "$(sql "$S/bs128.db" "SELECT outcome, cause, seq, op FROM verdict" | tr '\t' ' ')"
+
+# --- a SIGTERM from outside, at scale ----------------------------------------
+# g3_sigterm_r2 (6 ranks: rank 2 gets SIGTERM from outside, its launcher
+# SIGTERMs it again after rank 3's abort) cloned to 24 ranks: each copy of
+# rank 2 went silent with the others, not alone, and is still a death, not
+# the launcher's doing (a hang with four stalled ranks before).
+"$NF_BIN" synth --from testdata/realjobs/g3_sigterm_r2.tar.gz --ranks 24 -o "$S/st24.tar.gz" -q
+"$NF_BIN" ingest "$S/st24.tar.gz" -o "$S/st24.db" -q > /dev/null 2>&1
+check_eq "synth/sigterm-24/verdict" "crash rank_exited [2,8,14,20]" \
+	"$(sql "$S/st24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"

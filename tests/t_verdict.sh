@@ -10,7 +10,7 @@
 # tests/golden/verdict-degraded.txt must give the whole answer.
 . tests/lib.sh
 
-# the answers of the set the job is in (testdata/corpus, testdata/realjobs, testdata/skewed)
+# the answers of the set the job is in (testdata/corpus, testdata/realjobs, testdata/skewed, testdata/edited)
 answers=testdata/corpus/answers.json
 in_list() { case " $2 " in *" $1 "*) return 0 ;; esac; return 1; }
 # degraded_right VARIANT LABEL: 1 when that copy's verdict must stay wholly right
@@ -110,9 +110,10 @@ check_node_verdict() {
 		fail "$name/culprit-node" "culprits [$v_culprits], allowed [$a_allowed]"; fi
 }
 
-# (testdata/skewed: real jobs with a node's clock set off, checked here only)
+# (testdata/skewed: real jobs with a node's clock set off, and testdata/edited:
+# real jobs with launcher lines edited, checked here only)
 nth=0
-for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz testdata/skewed/*.tar.gz; do
+for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz testdata/skewed/*.tar.gz testdata/edited/*.tar.gz; do
 	nth=$((nth + 1))
 	nf_sampled "$tgz" "$nth" || continue
 	set_=$(basename "$(dirname "$tgz")")
