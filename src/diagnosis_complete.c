@@ -146,51 +146,115 @@ static double net_lateness(const struct lateness *l, double *lag)
 	return l->late_sum / (double)l->n - *lag;
 }
 
+struct late_rank {
+	int rank;
+	double late, lag;
+	long n, last;
+};
+
+static int cmp_later(const void *a, const void *b)
+{
+	const struct late_rank *x = a, *y = b;
+	if (x->late != y->late)
+		return x->late > y->late ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+/* The stragglers: the fewest ranks, one or a minority, each late by far
+ * more than every other rank (three times the next slowest), by at least
+ * STRAGGLER_MIN_LATE_US over enough calls, and among them the last to
+ * reach most of their collectives. A slow node holds up the job with all
+ * its ranks at once (and every copy of a slow rank in a job that synth
+ * made), and two alike stragglers each hide the other from a test of one
+ * rank against the rest. */
+/* The share of the calls one of g ranks was the last to reach, from their
+ * counts: each call has one last rank (ties count each, as clones of one
+ * rank make them: at most all of them). */
+static double group_share(size_t g, long last, long n)
+{
+	double share = (double)g * (double)last / (double)n;
+	return share < 1 ? share : 1;
+}
+
+static size_t straggler_group(struct late_rank *lr, size_t nr, double *next)
+{
+	xqsort(lr, nr, sizeof(*lr), cmp_later);
+	long last = 0, n = 0;
+	for (size_t g = 1; g <= nr && (g == 1 || 2 * g < nr); g++) {
+		const struct late_rank *r = &lr[g - 1];
+		if (r->late < STRAGGLER_MIN_LATE_US || r->n < STRAGGLER_MIN_SAMPLES)
+			return 0;
+		last += r->last;
+		n += r->n;
+		*next = g < nr && lr[g].late > 0 ? lr[g].late : 0;
+		if (r->late >= 3 * *next)
+			return group_share(g, last, n) >= 0.5 ? g : 0;
+	}
+	return 0;
+}
+
 static bool find_straggler(struct diagnosis *d, const struct lateness *per, int maxrank)
 {
 	struct verdict *v = &d->v;
 	if (!per)
 		return false;
-	int best = -1;
-	double best_late = 0, second_late = 0, best_share = 0, best_lag = 0;
-	long best_n = 0;
-	for (int r = 0; r <= maxrank; r++) {
-		if (per[r].n == 0)
-			continue;
-		double lag;
-		double late = net_lateness(&per[r], &lag);
-		if (best < 0 || late > best_late) {
-			if (best >= 0 && best_late > second_late)
-				second_late = best_late;
-			best = r;
-			best_late = late;
-			best_lag = lag;
-			best_n = per[r].n;
-			best_share = (double)per[r].last / (double)per[r].n;
-		} else if (late > second_late) {
-			second_late = late;
+	struct late_rank *lr = xmalloc(((size_t)maxrank + 1) * sizeof(*lr));
+	size_t nr = 0;
+	for (int r = 0; r <= maxrank; r++)
+		if (per[r].n > 0) {
+			lr[nr] = (struct late_rank){.rank = r, .n = per[r].n, .last = per[r].last};
+			lr[nr].late = net_lateness(&per[r], &lr[nr].lag);
+			nr++;
 		}
-	}
-	if (best < 0 || best_n < STRAGGLER_MIN_SAMPLES || best_late < STRAGGLER_MIN_LATE_US ||
-	    best_late < 3 * second_late || best_share < 0.5)
+	double next = 0;
+	size_t g = straggler_group(lr, nr, &next);
+	if (!g) {
+		free(lr);
 		return false;
-	v_culprit(v, best);
+	}
 	v->cause = "straggler";
 	v->confidence = "medium";
+	double late_sum = 0, lag_max = 0;
+	long last = 0, n = 0;
+	int *ranks = xmalloc(g * sizeof(*ranks));
+	for (size_t i = 0; i < g; i++) {
+		ranks[i] = lr[i].rank;
+		late_sum += lr[i].late;
+		last += lr[i].last;
+		n += lr[i].n;
+		if (lr[i].lag > lag_max || -lr[i].lag > lag_max)
+			lag_max = lr[i].lag < 0 ? -lr[i].lag : lr[i].lag;
+	}
+	xqsort(ranks, g, sizeof(*ranks), cmp_int);
+	for (size_t i = 0; i < g; i++)
+		v_culprit(v, ranks[i]);
 	struct buf who = {0};
-	rank_desc(d, best, &who);
-	buf_printf(&v->summary,
-		   "The job completed, but %s was the last to reach %.0f%% of its collectives, on average %.0f ms after"
-		   " the first rank of each (the next slowest: %.0f ms): the others waited for it at every step.",
-		   who.data, best_share * 100, best_late / 1000, second_late / 1000);
-	if (best_lag >= 100000 || best_lag <= -100000)
-		buf_printf(&v->summary, " (Net of its clock's offset: it also saw the collectives complete %.0f ms after"
-					" the first rank, on average.)", best_lag / 1000);
+	if (g == 1) {
+		rank_desc(d, ranks[0], &who);
+		buf_printf(&v->summary,
+			   "The job completed, but %s was the last to reach %.0f%% of its collectives, on average %.0f ms"
+			   " after the first rank of each (the next slowest: %.0f ms): the others waited for it at every step.",
+			   who.data, 100.0 * (double)last / (double)n, late_sum / 1000, next / 1000);
+		if (lag_max >= 100000)
+			buf_printf(&v->summary, " (Net of its clock's offset: it also saw the collectives complete %.0f ms after"
+						" the first rank, on average.)", lr[0].lag / 1000);
+	} else {
+		fmt_rank_list(ranks, g, &who);
+		buf_printf(&v->summary,
+			   "The job completed, but ranks %s held it up: one of them was the last to reach %.0f%% of the"
+			   " collectives they made, each on average %.0f ms after the first rank of each (the next slowest:"
+			   " %.0f ms): the others waited for them at every step.",
+			   who.data, 100.0 * group_share(g, last, n), late_sum / (double)g / 1000, next / 1000);
+		if (lag_max >= 100000)
+			buf_puts(&v->summary, " (Net of their clocks' offsets.)");
+	}
 	v_cite_event(v, q_int(d->db, 0,
 			      "SELECT c.event_id FROM collectives c WHERE c.rank = %d AND c.evidence = 'flight recorder'"
-			      " ORDER BY c.seq DESC LIMIT 1", best),
+			      " ORDER BY c.seq DESC LIMIT 1", ranks[0]),
 		     "a late collective");
 	buf_free(&who);
+	free(ranks);
+	free(lr);
 	return true;
 }
 

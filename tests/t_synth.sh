@@ -119,3 +119,12 @@ check_eq "synth/blocking-stall-128/verdict" "hang rank_stalled 7 ALLGATHER" "$(s
 "$NF_BIN" ingest "$S/st24.tar.gz" -o "$S/st24.db" -q > /dev/null 2>&1
 check_eq "synth/sigterm-24/verdict" "crash rank_exited [2,8,14,20]" \
 	"$(sql "$S/st24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+
+# --- stragglers, at scale -----------------------------------------------------
+# g2_straggler_r5 (6 ranks: rank 5 sleeps 0.4 s every step) cloned to 24
+# ranks: its four copies are alike, so none of them alone stands out against
+# the rest (the next slowest is another copy); together they do.
+"$NF_BIN" synth --from testdata/realjobs/g2_straggler_r5.tar.gz --ranks 24 -o "$S/sg24.tar.gz" -q
+"$NF_BIN" ingest "$S/sg24.tar.gz" -o "$S/sg24.db" -q > /dev/null 2>&1
+check_eq "synth/straggler-24/verdict" "completed straggler [5,11,17,23]" \
+	"$(sql "$S/sg24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
