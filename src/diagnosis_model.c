@@ -422,7 +422,10 @@ void fmt_rank_list(const int *ranks, size_t n, struct buf *out)
 		for (size_t i = 2; i < n && regular; i++)
 			regular = ranks[i] - ranks[i - 1] == stride;
 		if (regular) {
-			buf_printf(out, "%d, %d, ..., %d (every %dth, %zu ranks)", ranks[0], ranks[1], ranks[n - 1], stride, n);
+			int tens = stride % 100 / 10, unit = stride % 10;
+			const char *suffix = tens == 1 || unit > 3 || unit == 0 ? "th" : unit == 1 ? "st" : unit == 2 ? "nd" : "rd";
+			buf_printf(out, "%d, %d, ..., %d (every %d%s, %zu ranks)", ranks[0], ranks[1], ranks[n - 1], stride,
+				   suffix, n);
 			return;
 		}
 	}
