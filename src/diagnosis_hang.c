@@ -1111,27 +1111,57 @@ static bool late_arrival(struct diagnosis *d)
 		int waiter = sqlite3_column_int(st, 6);
 		int64_t made_ev = sqlite3_column_int64(st, 7);
 		int64_t t_waited = db_column_int_or(st, 8, T_NONE);
-		/* the only rank that came too late */
+		/* the only rank that came too late, or the few that all woke at
+		 * once (the ranks of a node that was paused, the copies of one in
+		 * a job synth made): a rank late by more may have waited on them */
+		struct late_rank { int rank; char pg[128]; } *late = xmalloc(sizeof(*late));
+		size_t nlate = 1, ranks_late = 1;
+		late[0].rank = rank;
+		snprintf(late[0].pg, sizeof(late[0].pg), "%s", pg);
 		bool one = true;
-		while (one && sqlite3_step(st) == SQLITE_ROW)
-			one = sqlite3_column_int(st, 0) == rank;
+		while (one && sqlite3_step(st) == SQLITE_ROW) {
+			int r = sqlite3_column_int(st, 0);
+			const char *g = (const char *)sqlite3_column_text(st, 1);
+			bool seen = false, new_rank = true;
+			for (size_t i = 0; i < nlate; i++) {
+				seen = seen || (late[i].rank == r && strcmp(late[i].pg, g) == 0);
+				new_rank = new_rank && late[i].rank != r;
+			}
+			if (new_rank && sqlite3_column_int64(st, 4) > t_made + LATE_MARGIN_US)
+				one = false;
+			if (one && !seen) {
+				late = xrealloc(late, (nlate + 1) * sizeof(*late));
+				late[nlate].rank = r;
+				snprintf(late[nlate].pg, sizeof(late[nlate].pg), "%s", g);
+				nlate++;
+				ranks_late += new_rank;
+			}
+		}
+		one = one && (ranks_late == 1 || 2 * ranks_late <= (size_t)d->nranks);
 		/* a member without a line in the bundle may have been late too:
 		 * the rank stays the culprit only if it was in host code when its
 		 * peers timed out (its dump has no call of before then unfinished
 		 * then: it was waiting on nobody, that member included) */
-		bool unseen = one && q_int(d->db, 0,
-			"SELECT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = %Q AND p.rank NOT IN"
-			" (SELECT rank FROM rank_status WHERE events > 0))", pg);
-		if (unseen)
-			one = !q_int(d->db, 0,
-				"SELECT EXISTS (SELECT 1 FROM collectives WHERE rank = %d AND evidence = 'flight recorder'"
-				" AND time_created_us < %lld AND (state <> 'completed' OR time_completed_us > %lld))",
-				rank, (long long)t_out, (long long)t_out);
+		bool unseen = false;
+		for (size_t i = 0; i < nlate && one; i++) {
+			bool u = q_int(d->db, 0,
+				"SELECT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = %Q AND p.rank NOT IN"
+				" (SELECT rank FROM rank_status WHERE events > 0))", late[i].pg);
+			if (u)
+				one = !q_int(d->db, 0,
+					"SELECT EXISTS (SELECT 1 FROM collectives WHERE rank = %d AND evidence = 'flight recorder'"
+					" AND time_created_us < %lld AND (state <> 'completed' OR time_completed_us > %lld))",
+					late[i].rank, (long long)t_out, (long long)t_out);
+			unseen = unseen || u;
+		}
 		if (!one) {
+			free(late);
 			sqlite3_finalize(st);
 			return false;
 		}
 		found = true;
+		for (size_t i = 1; i < nlate; i++)
+			v_culprit(v, late[i].rank);
 		late_verdict(d, rank, unseen ? "medium" : "high");
 		set_pg(d, pg);
 		v->seq = seq;
@@ -1149,6 +1179,12 @@ static bool late_arrival(struct diagnosis *d)
 				   (double)(t_made - t_waited) / 1e6);
 		late_sentence(d, rank, ". It was stuck in host code before that call",
 			      " and went on when its peers had given up: its dump shows it ahead of them.");
+		if (ranks_late > 1) {
+			buf_printf(&v->summary, " %zu ranks came as late, at once: ", ranks_late);
+			fmt_rank_list(v->culprits, v->nculprits, &v->summary);
+			buf_putc(&v->summary, '.');
+		}
+		free(late);
 		v_cite_event(v, made_ev, "the culprit making the call late");
 		v_cite_event(v, q_int(d->db, 0,
 				      "SELECT c.event_id FROM collectives c WHERE c.rank = %d AND c.pg = %Q AND c.seq = %ld"

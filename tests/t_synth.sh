@@ -128,3 +128,14 @@ check_eq "synth/sigterm-24/verdict" "crash rank_exited [2,8,14,20]" \
 "$NF_BIN" ingest "$S/sg24.tar.gz" -o "$S/sg24.db" -q > /dev/null 2>&1
 check_eq "synth/straggler-24/verdict" "completed straggler [5,11,17,23]" \
 	"$(sql "$S/sg24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+
+# --- ranks that woke too late, at scale ----------------------------------------
+# g2_slow_step_r2 (6 ranks: rank 2 sleeps 30 s before its tp all_gather #11,
+# past the 20 s timeout, then goes on) cloned to 24 ranks: the four copies
+# made their calls late at once, in their own tp groups and together in dp0;
+# each of them is a rank that stalled (only one such rank was named before:
+# "unknown" then).
+"$NF_BIN" synth --from testdata/realjobs/g2_slow_step_r2.tar.gz --ranks 24 -o "$S/ss24.tar.gz" -q
+"$NF_BIN" ingest "$S/ss24.tar.gz" -o "$S/ss24.db" -q > /dev/null 2>&1
+check_eq "synth/late-24/verdict" "hang rank_stalled [2,8,14,20] 11 ALLGATHER" \
+	"$(sql "$S/ss24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', ''), seq, op FROM verdict" | tr '\t' ' ')"
