@@ -116,7 +116,7 @@ static const char status_sql[] =
 	"CREATE TEMP TABLE rs_lost AS SELECT min(time_us) AS t FROM events\n"
 	"  WHERE kind IN ('nccl_socket_closed','nccl_socket_truncated','gloo_connection_lost') AND time_us IS NOT NULL;\n"
 	"DROP TABLE IF EXISTS temp.rs_gone;\n"
-	"CREATE TEMP TABLE rs_gone AS SELECT rank, last_time_us AS t FROM rank_status\n"
+	"CREATE TEMP TABLE rs_gone AS SELECT rank FROM rank_status\n"
 	"  WHERE sigterm_by_launcher AND exit_signal = 'SIGTERM' AND first_error_time_us IS NULL\n"
 	"    AND last_time_us < (SELECT t FROM rs_lost) + 1000000\n"
 	"    AND (SELECT min(g.t) FROM rs_sigterm g WHERE g.rank = rank_status.rank) >= (SELECT t FROM rs_lost) + 1000000;\n"

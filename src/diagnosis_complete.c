@@ -160,13 +160,6 @@ static int cmp_later(const void *a, const void *b)
 	return x->rank - y->rank;
 }
 
-/* The stragglers: the fewest ranks, one or a minority, each late by far
- * more than every other rank (three times the next slowest), by at least
- * STRAGGLER_MIN_LATE_US over enough calls, and among them the last to
- * reach most of their collectives. A slow node holds up the job with all
- * its ranks at once (and every copy of a slow rank in a job that synth
- * made), and two alike stragglers each hide the other from a test of one
- * rank against the rest. */
 /* The share of the calls one of g ranks was the last to reach, from their
  * counts: each call has one last rank (ties count each, as clones of one
  * rank make them: at most all of them). */
@@ -176,6 +169,13 @@ static double group_share(size_t g, long last, long n)
 	return share < 1 ? share : 1;
 }
 
+/* The stragglers: the fewest ranks, one or a minority, each late by far
+ * more than every other rank (three times the next slowest), by at least
+ * STRAGGLER_MIN_LATE_US over enough calls, and among them the last to
+ * reach most of their collectives. A slow node holds up the job with all
+ * its ranks at once (and every copy of a slow rank in a job that synth
+ * made), and two alike stragglers each hide the other from a test of one
+ * rank against the rest. */
 static size_t straggler_group(struct late_rank *lr, size_t nr, double *next)
 {
 	xqsort(lr, nr, sizeof(*lr), cmp_later);

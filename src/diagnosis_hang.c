@@ -1083,11 +1083,14 @@ static bool late_arrival(struct diagnosis *d)
 			     " AND time_created_us > %lld)", (long long)(d->t0 + LATE_MARGIN_US)))
 		return false;
 	char *sql = sqlite3_mprintf(
-		"WITH made AS MATERIALIZED (SELECT rank, pg, seq, op, time_created_us AS t_made, event_id FROM collectives"
+		"DROP TABLE IF EXISTS temp.late_rows;"
+		"CREATE TEMP TABLE late_rows AS"
+		" WITH made AS MATERIALIZED (SELECT rank, pg, seq, op, time_created_us AS t_made, event_id FROM collectives"
 		"   WHERE evidence = 'flight recorder' AND time_created_us > %lld AND pg IS NOT NULL)"
-		" SELECT f.rank, f.pg, f.seq, f.op, f.t_made, e.time_us, w.rank, f.event_id,"
+		" SELECT f.rank AS rank, f.pg AS pg, f.seq AS seq, f.op AS op, f.t_made AS t_made, e.time_us AS t_out,"
+		"  w.rank AS waiter, f.event_id AS made_ev,"
 		"  (SELECT min(m.time_created_us) FROM collectives m WHERE m.pg = f.pg AND m.seq = f.seq"
-		"    AND m.rank = w.rank AND m.evidence = 'flight recorder')"
+		"    AND m.rank = w.rank AND m.evidence = 'flight recorder') AS t_waited"
 		" FROM made f CROSS JOIN collectives w ON w.pg = f.pg AND w.seq = f.seq AND w.rank <> f.rank"
 		"  JOIN events e ON e.event_id = w.event_id"
 		" WHERE w.state = 'timed_out' AND e.time_us IS NOT NULL AND f.t_made > e.time_us + %lld"
@@ -1095,105 +1098,104 @@ static bool late_arrival(struct diagnosis *d)
 		 * the first suspect (one without logs is checked below) */
 		"  AND NOT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = f.pg AND NOT EXISTS (SELECT 1"
 		"    FROM collectives o WHERE o.pg = f.pg AND o.seq = f.seq AND o.rank = p.rank)"
-		"    AND p.rank IN (SELECT rank FROM rank_status WHERE events > 0))"
-		" ORDER BY f.t_made, e.time_us",
+		"    AND p.rank IN (SELECT rank FROM rank_status WHERE events > 0))",
 		(long long)(d->t0 + LATE_MARGIN_US), (long long)LATE_MARGIN_US);
-	sqlite3_stmt *st = db_prepare(d->db, sql);
+	db_exec(d->db, sql);
 	sqlite3_free(sql);
-	bool found = false;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		int rank = sqlite3_column_int(st, 0);
-		char pg[128], op[sizeof(v->op)];
-		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 1));
-		long seq = sqlite3_column_int64(st, 2);
-		snprintf(op, sizeof(op), "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
-		int64_t t_made = sqlite3_column_int64(st, 4), t_out = sqlite3_column_int64(st, 5);
-		int waiter = sqlite3_column_int(st, 6);
-		int64_t made_ev = sqlite3_column_int64(st, 7);
-		int64_t t_waited = db_column_int_or(st, 8, T_NONE);
-		/* the only rank that came too late, or the few that all woke at
-		 * once (the ranks of a node that was paused, the copies of one in
-		 * a job synth made): a rank late by more may have waited on them */
-		struct late_rank { int rank; char pg[128]; } *late = xmalloc(sizeof(*late));
-		size_t nlate = 1, ranks_late = 1;
-		late[0].rank = rank;
-		snprintf(late[0].pg, sizeof(late[0].pg), "%s", pg);
-		bool one = true;
-		while (one && sqlite3_step(st) == SQLITE_ROW) {
-			int r = sqlite3_column_int(st, 0);
-			const char *g = (const char *)sqlite3_column_text(st, 1);
-			bool seen = false, new_rank = true;
-			for (size_t i = 0; i < nlate; i++) {
-				seen = seen || (late[i].rank == r && strcmp(late[i].pg, g) == 0);
-				new_rank = new_rank && late[i].rank != r;
-			}
-			if (new_rank && sqlite3_column_int64(st, 4) > t_made + LATE_MARGIN_US)
-				one = false;
-			if (one && !seen) {
-				late = xrealloc(late, (nlate + 1) * sizeof(*late));
-				late[nlate].rank = r;
-				snprintf(late[nlate].pg, sizeof(late[nlate].pg), "%s", g);
-				nlate++;
-				ranks_late += new_rank;
-			}
-		}
-		one = one && (ranks_late == 1 || 2 * ranks_late <= (size_t)d->nranks);
-		/* a member without a line in the bundle may have been late too:
-		 * the rank stays the culprit only if it was in host code when its
-		 * peers timed out (its dump has no call of before then unfinished
-		 * then: it was waiting on nobody, that member included) */
-		bool unseen = false;
-		for (size_t i = 0; i < nlate && one; i++) {
-			bool u = q_int(d->db, 0,
-				"SELECT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = %Q AND p.rank NOT IN"
-				" (SELECT rank FROM rank_status WHERE events > 0))", late[i].pg);
-			if (u)
-				one = !q_int(d->db, 0,
-					"SELECT EXISTS (SELECT 1 FROM collectives WHERE rank = %d AND evidence = 'flight recorder'"
-					" AND time_created_us < %lld AND (state <> 'completed' OR time_completed_us > %lld))",
-					late[i].rank, (long long)t_out, (long long)t_out);
-			unseen = unseen || u;
-		}
-		if (!one) {
-			free(late);
-			sqlite3_finalize(st);
-			return false;
-		}
-		found = true;
-		for (size_t i = 1; i < nlate; i++)
-			v_culprit(v, late[i].rank);
-		late_verdict(d, rank, unseen ? "medium" : "high");
-		set_pg(d, pg);
-		v->seq = seq;
-		snprintf(v->op, sizeof(v->op), "%s", op);
-		struct buf who = {0};
-		rank_desc(d, rank, &who);
-		char tm[32], to[32];
-		fmt_time(t_made, tm, sizeof(tm));
-		fmt_time(t_out, to, sizeof(to));
-		buf_printf(&v->summary, "%s made %s #%ld of group %s only at %s, %.1f s after rank %d had timed out"
-					" waiting for it (%s)", who.data, *op ? op : "collective", seq, v->pg, tm,
-			   (double)(t_made - t_out) / 1e6, waiter, to);
-		if (t_waited != T_NONE)
-			buf_printf(&v->summary, "; rank %d had made it %.1f s earlier", waiter,
-				   (double)(t_made - t_waited) / 1e6);
-		late_sentence(d, rank, ". It was stuck in host code before that call",
-			      " and went on when its peers had given up: its dump shows it ahead of them.");
-		if (ranks_late > 1) {
-			buf_printf(&v->summary, " %zu ranks came as late, at once: ", ranks_late);
-			fmt_rank_list(v->culprits, v->nculprits, &v->summary);
-			buf_putc(&v->summary, '.');
-		}
-		free(late);
-		v_cite_event(v, made_ev, "the culprit making the call late");
-		v_cite_event(v, q_int(d->db, 0,
-				      "SELECT c.event_id FROM collectives c WHERE c.rank = %d AND c.pg = %Q AND c.seq = %ld"
-				      " AND c.state = 'timed_out' LIMIT 1", waiter, pg, seq),
-			     "a peer that timed out waiting for it");
-		buf_free(&who);
+	sqlite3_stmt *st = db_prepare(d->db, "SELECT rank, pg, seq, op, t_made, t_out, waiter, made_ev, t_waited"
+					     " FROM temp.late_rows ORDER BY t_made, t_out LIMIT 1");
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return false;
+	}
+	int rank = sqlite3_column_int(st, 0);
+	char pg[128], op[sizeof(v->op)];
+	snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 1));
+	long seq = sqlite3_column_int64(st, 2);
+	snprintf(op, sizeof(op), "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+	int64_t t_made = sqlite3_column_int64(st, 4), t_out = sqlite3_column_int64(st, 5);
+	int waiter = sqlite3_column_int(st, 6);
+	int64_t made_ev = sqlite3_column_int64(st, 7);
+	int64_t t_waited = db_column_int_or(st, 8, T_NONE);
+	sqlite3_finalize(st);
+	/* the only rank that came too late, or the few that all woke at once
+	 * (the ranks of a node that was paused, the copies of one in a job
+	 * synth made), a minority: a rank late by more may have waited on them,
+	 * and past LATE_MAX_CALLS late calls they are too many to tell */
+	enum { LATE_MAX_CALLS = 256 };
+	st = db_prepare(d->db, "SELECT rank, pg, min(t_made) FROM temp.late_rows GROUP BY rank, pg"
+			       " ORDER BY 3, rank LIMIT ?1");
+	sqlite3_bind_int(st, 1, LATE_MAX_CALLS + 1);
+	struct late_call { int rank; char pg[128]; } *late = NULL;
+	size_t nlate = 0, cap = 0, ranks_late = 0;
+	bool one = true;
+	while (one && sqlite3_step(st) == SQLITE_ROW) {
+		int r = sqlite3_column_int(st, 0);
+		bool new_rank = true;
+		for (size_t i = 0; i < nlate; i++)
+			new_rank = new_rank && late[i].rank != r;
+		if (nlate == LATE_MAX_CALLS || (r != rank && sqlite3_column_int64(st, 2) > t_made + LATE_MARGIN_US))
+			one = false;
+		xgrow(&late, &cap, nlate + 1, sizeof(*late));
+		late[nlate].rank = r;
+		snprintf(late[nlate].pg, sizeof(late[nlate].pg), "%s", (const char *)sqlite3_column_text(st, 1));
+		nlate++;
+		ranks_late += new_rank;
 	}
 	sqlite3_finalize(st);
-	return found;
+	db_exec(d->db, "DROP TABLE temp.late_rows");
+	one = one && (ranks_late == 1 || 2 * ranks_late <= (size_t)d->nranks);
+	/* a member without a line in the bundle may have been late too: the
+	 * rank stays the culprit only if it was in host code when its peers
+	 * timed out (its dump has no call of before then unfinished then: it
+	 * was waiting on nobody, that member included) */
+	bool unseen = false;
+	for (size_t i = 0; i < nlate && one; i++) {
+		bool u = q_int(d->db, 0,
+			"SELECT EXISTS (SELECT 1 FROM pg_members p WHERE p.pg = %Q AND p.rank NOT IN"
+			" (SELECT rank FROM rank_status WHERE events > 0))", late[i].pg);
+		if (u)
+			one = !q_int(d->db, 0,
+				"SELECT EXISTS (SELECT 1 FROM collectives WHERE rank = %d AND evidence = 'flight recorder'"
+				" AND time_created_us < %lld AND (state <> 'completed' OR time_completed_us > %lld))",
+				late[i].rank, (long long)t_out, (long long)t_out);
+		unseen = unseen || u;
+	}
+	if (!one) {
+		free(late);
+		return false;
+	}
+	for (size_t i = 0; i < nlate; i++)
+		v_culprit(v, late[i].rank);
+	free(late);
+	late_verdict(d, rank, unseen ? "medium" : "high");
+	set_pg(d, pg);
+	v->seq = seq;
+	snprintf(v->op, sizeof(v->op), "%s", op);
+	struct buf who = {0};
+	rank_desc(d, rank, &who);
+	char tm[32], to[32];
+	fmt_time(t_made, tm, sizeof(tm));
+	fmt_time(t_out, to, sizeof(to));
+	buf_printf(&v->summary, "%s made %s #%ld of group %s only at %s, %.1f s after rank %d had timed out"
+				" waiting for it (%s)", who.data, *op ? op : "collective", seq, v->pg, tm,
+		   (double)(t_made - t_out) / 1e6, waiter, to);
+	if (t_waited != T_NONE)
+		buf_printf(&v->summary, "; rank %d had made it %.1f s earlier", waiter, (double)(t_made - t_waited) / 1e6);
+	late_sentence(d, rank, ". It was stuck in host code before that call",
+		      " and went on when its peers had given up: its dump shows it ahead of them.");
+	if (ranks_late > 1) {
+		buf_printf(&v->summary, " %zu ranks came as late, at once: ", ranks_late);
+		fmt_rank_list(v->culprits, v->nculprits, &v->summary);
+		buf_putc(&v->summary, '.');
+	}
+	v_cite_event(v, made_ev, "the culprit making the call late");
+	v_cite_event(v, q_int(d->db, 0,
+			      "SELECT c.event_id FROM collectives c WHERE c.rank = %d AND c.pg = %Q AND c.seq = %ld"
+			      " AND c.state = 'timed_out' LIMIT 1", waiter, pg, seq),
+		     "a peer that timed out waiting for it");
+	buf_free(&who);
+	return true;
 }
 
 /* Without the flight recorder's creation times, the watchdogs' own: every
