@@ -44,12 +44,6 @@ struct host_offset {
 	double off;
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return (x > y) - (x < y);
-}
-
 static int by_offset(const void *a, const void *b)
 {
 	const struct host_offset *x = a, *y = b;

@@ -588,12 +588,6 @@ static enum rm_mark mark_of_class(const char *cls)
 	return MK_ERROR;
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 static int cmp_marker(const void *a, const void *b)
 {
 	const struct rm_marker *x = a, *y = b;

@@ -112,12 +112,6 @@ static void sort_by_time(struct tui_ev *v, struct tui_ev *tmp, size_t n)
 		v[k++] = tmp[i++];
 }
 
-static int cmp_rowid(const void *a, const void *b)
-{
-	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* Rowids closer than this are read as one range (the few rows between are
  * skipped by the query's own test). */
 #define RUN_GAP 64
@@ -142,7 +136,7 @@ static void load_hosts(struct tui_evcache *c, const struct tui *t)
 	}
 	sqlite3_finalize(st);
 	if (n)
-		xqsort(ids, n, sizeof(*ids), cmp_rowid);
+		xqsort(ids, n, sizeof(*ids), cmp_i64);
 	size_t *cap = xcalloc(c->n_hosts, sizeof(size_t));
 	st = db_prepare(t->db, "SELECT host, time_us, kind FROM events WHERE rowid BETWEEN ?1 AND ?2 "
 			       "AND rank IS NULL AND time_us IS NOT NULL");

@@ -132,7 +132,7 @@ static int load_ranks(struct tui *t, struct errbuf *err)
 	if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return errbuf_set(err, "cannot read the ranks: %s", sqlite3_errmsg(t->db));
 	struct name_list names = {0};
-	char **rank_host = NULL; /* per rank, its host's name (an entry of names) */
+	char **rank_host = NULL; /* per rank, a copy of its host's name until the hosts are ordered */
 	size_t cap = 0, rcap = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		xgrow(&t->ranks, &cap, t->n_ranks + 1, sizeof(*t->ranks));

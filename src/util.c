@@ -102,6 +102,12 @@ void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const vo
 		qsort(base, n, size, cmp);
 }
 
+int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;

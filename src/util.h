@@ -53,6 +53,8 @@ uint32_t hash_str(const char *s);
 
 /* qsort that accepts an empty (possibly NULL) array. */
 void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+/* Ascending order of int64_t, for xqsort and bsearch. */
+int cmp_i64(const void *a, const void *b);
 
 _Noreturn void die(const char *fmt, ...) NF_PRINTF(1, 2);
 
