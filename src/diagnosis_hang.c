@@ -882,12 +882,111 @@ static bool moved_on(struct diagnosis *d, int rank, const char *pg, long seq, st
 		rank, pg, seq, m);
 }
 
-/* The verdict for a rank that skipped the collective its peers waited on. */
-static void skipped_verdict(struct diagnosis *d, const struct blocked *b, const struct moved_on *m)
+/* Whether rank made call seq of group pg (enqueued it or a later one). */
+static bool made_call(struct diagnosis *d, int rank, const char *pg, long seq)
+{
+	int64_t ev = 0;
+	long le = last_enqueued(d, rank, pg, &ev);
+	return le != LE_UNKNOWN && le >= seq;
+}
+
+/* The other culprits found blocked (the roots, or every blocked rank) that
+ * went past a call they were blocked in too, as pick did: ranks that did the
+ * same (a node's ranks, every rank that took the same branch) are each a
+ * culprit. Went past it is symmetric between a rank that skipped a call and
+ * a peer left waiting for it elsewhere (which never makes the skipper's next
+ * call either): a rank that made a call in which pick, or an earlier-waited
+ * such rank, is blocked waits for them. So the ranks are taken in the order
+ * their earliest blocked call was waited on (pick's first), and each one that
+ * made none of the calls blocking those taken before it is taken. Each
+ * blocked entry's wait is known (the pick's loop looked them up). At most
+ * SKIP_ALIKE_CHECKS ranks are checked and SKIP_ALIKE_QUERIES calls tested;
+ * the rest are left out of the verdict. */
+#define SKIP_ALIKE_CHECKS 256
+#define SKIP_ALIKE_QUERIES 4096
+
+struct skip_cand {
+	int rank;
+	int64_t wait_t;
+};
+
+static int cmp_skip_cand(const void *a, const void *b)
+{
+	const struct skip_cand *x = a, *y = b;
+	if (x->wait_t != y->wait_t)
+		return x->wait_t < y->wait_t ? -1 : 1;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* adds the calls in which rank is blocked to calls (as indexes into bl), once each */
+static void add_blocking_calls(const struct blocked *bl, size_t nb, int rank, size_t **calls, size_t *n, size_t *cap)
+{
+	for (size_t i = 0; i < nb; i++) {
+		if (bl[i].rank != rank)
+			continue;
+		bool seen = false;
+		for (size_t k = 0; k < *n && !seen; k++)
+			seen = bl[(*calls)[k]].seq == bl[i].seq && strcmp(bl[(*calls)[k]].pg, bl[i].pg) == 0;
+		if (!seen) {
+			xgrow(calls, cap, *n + 1, sizeof(**calls));
+			(*calls)[(*n)++] = i;
+		}
+	}
+}
+
+static size_t skipped_alike(struct diagnosis *d, const struct blocked *pick, const struct blocked *bl, size_t nb,
+			    int **alike)
 {
 	struct verdict *v = &d->v;
+	struct skip_cand *cand = xcalloc(v->nculprits + 1, sizeof(*cand));
+	size_t nc = 0;
+	for (size_t c = 0; c < v->nculprits && nc < SKIP_ALIKE_CHECKS; c++) {
+		int rank = v->culprits[c];
+		if (rank == pick->rank)
+			continue;
+		/* its earliest-waited blocked call that it went past */
+		const struct blocked *best = NULL;
+		for (size_t i = 0; i < nb; i++) {
+			struct moved_on m;
+			if (bl[i].rank == rank && bl[i].wait_t_known && (!best || bl[i].wait_t < best->wait_t) &&
+			    moved_on(d, rank, bl[i].pg, bl[i].seq, &m))
+				best = &bl[i];
+		}
+		if (best)
+			cand[nc++] = (struct skip_cand){rank, best->wait_t};
+	}
+	xqsort(cand, nc, sizeof(*cand), cmp_skip_cand);
+	size_t *calls = NULL, ncalls = 0, callcap = 0, queries = 0;
+	add_blocking_calls(bl, nb, pick->rank, &calls, &ncalls, &callcap);
+	*alike = xcalloc(nc + 1, sizeof(**alike));
+	size_t n = 0;
+	for (size_t i = 0; i < nc && queries < SKIP_ALIKE_QUERIES; i++) {
+		bool waits = false;
+		for (size_t k = 0; k < ncalls && !waits && queries < SKIP_ALIKE_QUERIES; k++, queries++)
+			waits = made_call(d, cand[i].rank, bl[calls[k]].pg, bl[calls[k]].seq);
+		if (waits || queries >= SKIP_ALIKE_QUERIES)
+			continue;
+		(*alike)[n++] = cand[i].rank;
+		add_blocking_calls(bl, nb, cand[i].rank, &calls, &ncalls, &callcap);
+	}
+	free(calls);
+	free(cand);
+	return n;
+}
+
+/* The verdict for a rank that skipped the collective its peers waited on
+ * (with the other roots in bl that skipped one too). */
+static void skipped_verdict(struct diagnosis *d, const struct blocked *b, const struct moved_on *m,
+			    const struct blocked *bl, size_t nb)
+{
+	struct verdict *v = &d->v;
+	int *alike = NULL;
+	size_t nalike = skipped_alike(d, b, bl, nb, &alike);
 	v->nculprits = 0;
 	v_culprit(v, b->rank);
+	for (size_t i = 0; i < nalike; i++)
+		v_culprit(v, alike[i]);
+	free(alike);
 	v->outcome = "hang";
 	v->cause = "collective_mismatch";
 	v->confidence = "high";
@@ -911,6 +1010,13 @@ static void skipped_verdict(struct diagnosis *d, const struct blocked *b, const 
 		buf_printf(&v->summary, "it enqueued %s #%ld while rank %d, waiting in %s #%ld, had reached %s #%ld.",
 			   other, m->mine, m->peer, v->pg, b->seq, other, m->peers);
 	buf_puts(&v->summary, " The ranks called different sequences of collectives; the others' failures follow from it.");
+	if (v->nculprits > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " %zu ranks went past a call their peers waited in the same way: %s.", v->nculprits,
+			   l.data);
+		buf_free(&l);
+	}
 	v_cite_event(v, b->status_ev, "the culprit's last enqueued collective in that group");
 	v_cite_event(v, b->wait_ev, "a peer waiting for it");
 	v_cite_event(v, m->event_id, "the culprit went on to a later collective");
@@ -1378,7 +1484,7 @@ bool diag_stalled(struct diagnosis *d)
 		}
 	struct moved_on m;
 	if (moved_on(d, pick->rank, pick->pg, pick->seq, &m)) {
-		skipped_verdict(d, pick, &m);
+		skipped_verdict(d, pick, &m, bl, nb);
 		free(bl);
 		return true;
 	}
