@@ -1875,7 +1875,8 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 		"%s, lead AS (SELECT pg, count(*) AS members, sum(le = mx) AS at_max FROM le JOIN ext USING(pg)"
 		"   GROUP BY pg)"
 		" SELECT c.rank, c.pg, c.le FROM cmp c JOIN lead l USING(pg)"
-		" WHERE l.members >= 3 AND l.at_max = 1 AND c.le = c.peer_max AND c.peer_max > c.peer_min"
+		" WHERE l.members >= 3 AND (l.at_max = 1 OR 2 * l.at_max < l.members) AND c.le = c.peer_max"
+		"   AND c.peer_max > c.peer_min"
 		"   AND EXISTS (SELECT 1 FROM cmp b WHERE b.rank = c.rank AND b.le < b.peer_max)"
 		/* alone ahead only among members with logs: a member without any
 		 * may be ahead as well */
@@ -1884,13 +1885,17 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 		" ORDER BY c.rank", le_sql);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
-	int rank = -1, n = 0;
+	int rank = -1, last = -1;
+	size_t n = 0, cap = 0;
+	int *ahead = NULL;
 	char ahead_pg[128] = "";
 	long ahead_le = -1;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int r = sqlite3_column_int(st, 0);
-		if (r != rank)
-			n++;
+		if (r != last) {
+			xgrow(&ahead, &cap, n + 1, sizeof(*ahead));
+			ahead[n++] = last = r;
+		}
 		if (rank < 0) {
 			rank = r;
 			snprintf(ahead_pg, sizeof(ahead_pg), "%s", (const char *)sqlite3_column_text(st, 1));
@@ -1898,11 +1903,18 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 		}
 	}
 	sqlite3_finalize(st);
-	if (n != 1)
+	/* one rank, or a few that went on alike (a node's ranks, every rank
+	 * that took the same branch): more would be no one's odd move */
+	bool alike = n == 1 || (n > 1 && 4 * n <= d->nranks);
+	for (size_t i = 0; alike && timed && i < n; i++) {
+		struct rank_facts *f = diag_rank(d, ahead[i]);
+		alike = f && f->first_timeout_t != T_NONE && !diag_waits_in_transfer(d, ahead[i]);
+	}
+	if (!alike) {
+		free(ahead);
 		return false;
+	}
 	struct rank_facts *rf = diag_rank(d, rank);
-	if (timed && (!rf || rf->first_timeout_t == T_NONE || diag_waits_in_transfer(d, rank)))
-		return false;
 	/* the groups it is behind in, and which of them its history says came next */
 	struct buf among = {0};
 	char *q = sqlite3_mprintf("%s SELECT pg FROM cmp WHERE rank = %d AND le < peer_max ORDER BY pg", le_sql, rank);
@@ -1928,7 +1940,9 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 	sqlite3_free(q);
 	int64_t peer_ev = 0;
 	int peer = peer_that_made(d, pg, le + 1, rank, &peer_ev);
-	v_culprit(v, rank);
+	for (size_t i = 0; i < n; i++)
+		v_culprit(v, ahead[i]);
+	free(ahead);
 	hang_verdict_begin(d, "collective_mismatch", "medium", timed);
 	set_pg(d, pg);
 	v->seq = le + 1;
@@ -1939,16 +1953,23 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 	char other[128];
 	diag_pg_display(d, ahead_pg, other, sizeof(other));
 	buf_printf(&v->summary,
-		   "%s skipped %s #%ld of group %s (its last there was #%ld%s) and went on: it alone enqueued"
-		   " %s #%ld, where all its peers there are behind it. The ranks called different sequences of"
+		   "%s skipped %s #%ld of group %s (its last there was #%ld%s) and went on: it%s enqueued"
+		   " %s #%ld, where %s its peers there are behind it. The ranks called different sequences of"
 		   " collectives, and the others wait for it.",
 		   who.data, v->op[0] ? v->op : "collective", v->seq, v->pg, le,
-		   peer >= 0 ? "; its peers enqueued it" : "", other, ahead_le);
+		   peer >= 0 ? "; its peers enqueued it" : "", n == 1 ? " alone" : "", other, ahead_le,
+		   n == 1 ? "all" : "the rest of");
 	if (timed) {
 		char t[32];
 		fmt_time(rf->first_timeout_t, t, sizeof(t));
 		buf_printf(&v->summary, " It timed out waiting where it went on (from %s on); the others' failures follow"
 					" from it.", t);
+	}
+	if (v->nculprits > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " %zu ranks went on ahead of their peers the same way: %s.", v->nculprits, l.data);
+		buf_free(&l);
 	}
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
 			      rank, pg, le),
@@ -2031,44 +2052,53 @@ static bool skipped_transfer(struct diagnosis *d)
  * enqueued them; by line number, as kept events are written per stream):
  * it went past S without making it, a skipped call. The ranks that wait in
  * S are behind elsewhere too, but only in calls that come after it. The only such rank is the verdict. le_sql: AHEAD_LE_SQL. */
+/* The ranks that went past a call by a peer's order of lines (a rank x
+ * that never made pg #s, which a peer made before a call that x made). */
+#define SKIPPED_BY_ORDER_SQL                                                                             \
+	"%s, miss AS (SELECT rank AS x, pg, le + 1 AS s FROM cmp WHERE le < peer_max)"                      \
+	" SELECT DISTINCT %s FROM miss m"                                                                    \
+	" JOIN collectives a ON a.rank = m.x AND a.pg <> m.pg"                                               \
+	" JOIN collectives b ON b.pg = a.pg AND b.seq = a.seq AND b.rank <> m.x"                             \
+	" JOIN collectives p ON p.pg = m.pg AND p.seq = m.s AND p.rank = b.rank"                             \
+	" JOIN events pe ON pe.event_id = p.event_id JOIN events be ON be.event_id = b.event_id"             \
+	" WHERE be.source_id = pe.source_id AND be.line_no > pe.line_no"                                     \
+	" ORDER BY m.x%s LIMIT %d"
+
 static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 {
 	struct verdict *v = &d->v;
-	char *sql = sqlite3_mprintf(
-		"%s, miss AS (SELECT rank AS x, pg, le + 1 AS s FROM cmp WHERE le < peer_max)"
-		" SELECT DISTINCT m.x, m.pg, m.s, p.rank, p.event_id, b.event_id FROM miss m"
-		" JOIN collectives a ON a.rank = m.x AND a.pg <> m.pg"
-		" JOIN collectives b ON b.pg = a.pg AND b.seq = a.seq AND b.rank <> m.x"
-		" JOIN collectives p ON p.pg = m.pg AND p.seq = m.s AND p.rank = b.rank"
-		" JOIN events pe ON pe.event_id = p.event_id JOIN events be ON be.event_id = b.event_id"
-		" WHERE be.source_id = pe.source_id AND be.line_no > pe.line_no"
-		" ORDER BY m.x, m.pg, m.s LIMIT 64",
-		le_sql);
+	char *sql = sqlite3_mprintf(SKIPPED_BY_ORDER_SQL, le_sql, "m.x, m.pg, m.s, p.rank, p.event_id, b.event_id",
+				    ", m.pg, m.s", 1);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
 	int rank = -1, peer = -1;
-	bool several = false;
 	char pg[128] = "";
 	long seq = -1;
 	int64_t peer_ev = 0, later_ev = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int x = sqlite3_column_int(st, 0);
-		if (rank >= 0 && x != rank) {
-			several = true;
-			break;
-		}
-		if (rank < 0) {
-			rank = x;
-			snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 1));
-			seq = (long)sqlite3_column_int64(st, 2);
-			peer = sqlite3_column_int(st, 3);
-			peer_ev = sqlite3_column_int64(st, 4);
-			later_ev = sqlite3_column_int64(st, 5);
-		}
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		rank = sqlite3_column_int(st, 0);
+		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 1));
+		seq = (long)sqlite3_column_int64(st, 2);
+		peer = sqlite3_column_int(st, 3);
+		peer_ev = sqlite3_column_int64(st, 4);
+		later_ev = sqlite3_column_int64(st, 5);
 	}
 	sqlite3_finalize(st);
-	if (rank < 0 || several)
+	if (rank < 0)
 		return false;
+	/* one rank, or a few that went past calls alike (a node's ranks, every
+	 * rank that took the same branch): more say nothing of who started it */
+	int limit = (int)(d->nranks / 4) + 1;
+	sql = sqlite3_mprintf(SKIPPED_BY_ORDER_SQL, le_sql, "m.x", "", limit);
+	st = db_prepare(d->db, sql);
+	sqlite3_free(sql);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		v_culprit(v, sqlite3_column_int(st, 0));
+	sqlite3_finalize(st);
+	if (v->nculprits > 1 && 4 * v->nculprits > d->nranks) {
+		v->nculprits = 0;
+		return false;
+	}
 	v_culprit(v, rank);
 	hang_verdict_begin(d, "collective_mismatch", "medium", false);
 	set_pg(d, pg);
@@ -2087,6 +2117,12 @@ static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 		   " enqueued only after it (the order of rank %d's lines): it went past the call without making it (a"
 		   " skipped call), and its peers wait in it.",
 		   who.data, v->op[0] ? v->op : "collective", seq, v->pg, later_disp, later_seq, peer, peer);
+	if (v->nculprits > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " %zu ranks went past a call the same way: %s.", v->nculprits, l.data);
+		buf_free(&l);
+	}
 	v_cite_event(v, peer_ev, "a peer's call that it never made");
 	v_cite_event(v, later_ev, "the peer's later call, which it made");
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",

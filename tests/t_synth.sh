@@ -139,3 +139,33 @@ check_eq "synth/straggler-24/verdict" "completed straggler [5,11,17,23]" \
 "$NF_BIN" ingest "$S/ss24.tar.gz" -o "$S/ss24.db" -q > /dev/null 2>&1
 check_eq "synth/late-24/verdict" "hang rank_stalled [2,8,14,20] 11 ALLGATHER" \
 	"$(sql "$S/ss24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', ''), seq, op FROM verdict" | tr '\t' ' ')"
+
+# --- skips done alike, at scale --------------------------------------------------
+# extra_barrier_r3 (4 ranks: rank 3 calls a barrier the others do not and
+# never reaches its tp all_gather) cloned to 16 ranks: the four copies went
+# past their tp calls alike; rank 1 and its copies, left waiting in dp1 for
+# them, went past the barrier only as seen from the copies, and are not named.
+"$NF_BIN" synth --from testdata/realjobs/extra_barrier_r3.tar.gz --ranks 16 -o "$S/eb16.tar.gz" -q
+"$NF_BIN" ingest "$S/eb16.tar.gz" -o "$S/eb16.db" -q > /dev/null 2>&1
+check_eq "synth/extra-barrier-16/verdict" "hang collective_mismatch [3,7,11,15]" \
+	"$(sql "$S/eb16.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+# skip_bcast (6 ranks: rank 4 skips a broadcast of the default group) cloned
+# to 24: its copies skipped the same call; rank 5 and its copies, waiting in
+# that broadcast, are not named.
+"$NF_BIN" synth --from testdata/realjobs/skip_bcast.tar.gz --ranks 24 -o "$S/sb24.tar.gz" -q
+"$NF_BIN" ingest "$S/sb24.tar.gz" -o "$S/sb24.db" -q > /dev/null 2>&1
+check_eq "synth/skip-bcast-24/verdict" "hang collective_mismatch [4,10,16,22]" \
+	"$(sql "$S/sb24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+# hung_skip_bcast (6 ranks, no timeout: rank 1 skips a broadcast and goes
+# on ahead in dp1) cloned to 24: its four copies are ahead together in dp1,
+# a minority of its members, and are named.
+"$NF_BIN" synth --from testdata/realjobs/hung_skip_bcast.tar.gz --ranks 24 -o "$S/hs24.tar.gz" -q
+"$NF_BIN" ingest "$S/hs24.tar.gz" -o "$S/hs24.db" -q > /dev/null 2>&1
+check_eq "synth/hung-skip-ahead-24/verdict" "hang collective_mismatch [1,7,13,19]" \
+	"$(sql "$S/hs24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+# s4_hung_skip_bcast_r3 (6 ranks, no timeout: rank 3's skip told by a peer's
+# order of lines) cloned to 24: every copy went past the call the same way.
+"$NF_BIN" synth --from testdata/realjobs/s4_hung_skip_bcast_r3.tar.gz --ranks 24 -o "$S/ho24.tar.gz" -q
+"$NF_BIN" ingest "$S/ho24.tar.gz" -o "$S/ho24.db" -q > /dev/null 2>&1
+check_eq "synth/hung-skip-by-order-24/verdict" "hang collective_mismatch [3,9,15,21]" \
+	"$(sql "$S/ho24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
