@@ -1172,6 +1172,24 @@ static void late_sentence(struct diagnosis *d, int rank, const char *stuck, cons
 	buf_puts(&v->summary, then);
 }
 
+/* Names the ranks that sql (sqlite3_mprintf'd, freed here) lists besides
+ * the verdict's culprit, late alike, and says so in the summary. */
+static void late_others(struct diagnosis *d, char *sql)
+{
+	struct verdict *v = &d->v;
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	sqlite3_free(sql);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		v_culprit(v, sqlite3_column_int(st, 0));
+	sqlite3_finalize(st);
+	if (v->nculprits > 1) {
+		struct buf l = {0};
+		fmt_rank_list(v->culprits, v->nculprits, &l);
+		buf_printf(&v->summary, " %zu ranks came as late, at once: %s.", v->nculprits, l.data);
+		buf_free(&l);
+	}
+}
+
 /* A rank that made the call its peers timed out on only after they had
  * timed out (the flight recorder keeps when each rank created each call),
  * and the only one: it was stuck in host code while they waited, and went
@@ -1322,13 +1340,17 @@ bool diag_late_start(struct diagnosis *d)
 		"   WHERE c.state = 'timed_out' AND c.rank IS NOT NULL AND c.pg IS NOT NULL AND e.time_us IS NOT NULL"
 		"   AND field(e.fields, 'ran_ms') IS NOT NULL),"
 		" first AS (SELECT rank, min(t_start) AS t_start FROM w GROUP BY rank),"
-		" late AS (SELECT rank FROM first WHERE t_start > %lld)"
+		" late AS (SELECT rank, t_start FROM first WHERE t_start > %lld)"
 		" SELECT w.rank, w.pg, w.seq, w.op, w.event_id, w.t_start, w.t FROM w JOIN late USING(rank)"
-		" WHERE (SELECT count(*) FROM late) = 1 AND (SELECT count(*) FROM first) > 1"
+		/* one rank, or the few (a minority) whose late calls began within a
+		 * second of each other: a node's ranks stuck at once */
+		" WHERE (SELECT count(*) FROM first) > 1"
+		" AND ((SELECT count(*) FROM late) = 1 OR (2 * (SELECT count(*) FROM late) < (SELECT count(*) FROM first)"
+		"  AND (SELECT max(t_start) - min(t_start) FROM late) <= %lld))"
 		/* every other rank with logs timed out waiting when it did not */
 		" AND NOT EXISTS (SELECT 1 FROM rank_status r WHERE r.rank NOT IN (SELECT rank FROM first))"
 		" ORDER BY w.t_start, w.t LIMIT 1",
-		(long long)(d->t0 + LATE_MARGIN_US));
+		(long long)(d->t0 + LATE_MARGIN_US), (long long)LATE_MARGIN_US);
 	sqlite3_stmt *st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
 	bool found = false;
@@ -1359,6 +1381,12 @@ bool diag_late_start(struct diagnosis *d)
 			v_cite_event(v, wev, "a peer that timed out waiting for it");
 		}
 		late_sentence(d, rank, " It was stuck in host code while they waited", " and went on too late.");
+		late_others(d, sqlite3_mprintf(
+			"SELECT c.rank FROM collectives c JOIN events e ON e.event_id = c.event_id"
+			" WHERE c.state = 'timed_out' AND c.rank IS NOT NULL AND c.pg IS NOT NULL AND e.time_us IS NOT NULL"
+			" AND field(e.fields, 'ran_ms') IS NOT NULL GROUP BY c.rank"
+			" HAVING min(e.time_us - field(e.fields, 'ran_ms') * 1000) > %lld",
+			(long long)(d->t0 + LATE_MARGIN_US)));
 		v_cite_event(v, ev, "the culprit's first call that timed out, begun after the first timeout");
 		v_cite_event(v, q_int(d->db, 0, "SELECT e.event_id FROM events e WHERE e.kind = 'pg_watchdog_timeout'"
 						" ORDER BY e.time_us LIMIT 1"),

@@ -169,3 +169,10 @@ check_eq "synth/hung-skip-ahead-24/verdict" "hang collective_mismatch [1,7,13,19
 "$NF_BIN" ingest "$S/ho24.tar.gz" -o "$S/ho24.db" -q > /dev/null 2>&1
 check_eq "synth/hung-skip-by-order-24/verdict" "hang collective_mismatch [3,9,15,21]" \
 	"$(sql "$S/ho24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+# slow_step_nofr (4 ranks, no flight recorder: rank 1 sleeps past the
+# timeout, then goes on) cloned to 16: the watchdogs' lines alone show the
+# four copies' timed-out calls begun late, within a second of each other.
+"$NF_BIN" synth --from testdata/realjobs/slow_step_nofr.tar.gz --ranks 16 -o "$S/ls16.tar.gz" -q
+"$NF_BIN" ingest "$S/ls16.tar.gz" -o "$S/ls16.db" -q > /dev/null 2>&1
+check_eq "synth/late-start-16/verdict" "hang rank_stalled [1,5,9,13]" \
+	"$(sql "$S/ls16.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
