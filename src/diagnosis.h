@@ -100,6 +100,11 @@ bool diag_rank_absent(struct diagnosis *d, int rank);
 void diag_silence_at(struct diagnosis *d, int64_t t, int64_t *shortest, int64_t *longest);
 /* How many ranks of the job have no line in the input. */
 size_t diag_ranks_absent(struct diagnosis *d);
+/* Whether n ranks stuck, or going past a call, alike at once are few enough
+ * to each be a culprit (a node's ranks, the ranks that took one branch): at
+ * most a third of the ranks. More say nothing of who started it: they wait
+ * on something the collectives do not show. */
+bool diag_few(const struct diagnosis *d, size_t n);
 /* How many ranks have at least one line in the input. */
 size_t diag_ranks_with_logs(struct diagnosis *d);
 /* The verdict's culprits are every rank of host, and it has more than one. */

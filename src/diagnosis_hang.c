@@ -1457,7 +1457,7 @@ bool diag_stalled(struct diagnosis *d)
 	 * each stall on their own: they wait on something the collectives do
 	 * not show (a call one rank skipped, say, which left them blocked at the
 	 * next synchronization) */
-	if (v->nculprits > 2 && 4 * v->nculprits > d->nranks) {
+	if (v->nculprits > 2 && !diag_few(d, v->nculprits)) {
 		v->nculprits = 0;
 		free(bl);
 		return false;
@@ -1783,7 +1783,7 @@ bool diag_stalled_text(struct diagnosis *d)
 	}
 	/* many ranks idle in host code at once did not each stall on their
 	 * own (as in diag_stalled): they wait on something no line shows */
-	if (!v->nculprits || (v->nculprits > 2 && 4 * v->nculprits > d->nranks))
+	if (!v->nculprits || (v->nculprits > 2 && !diag_few(d, v->nculprits)))
 		return (v->nculprits = 0, false);
 	v->outcome = "hang";
 	v->cause = "rank_stalled";
@@ -1933,7 +1933,7 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 	sqlite3_finalize(st);
 	/* one rank, or a few that went on alike (a node's ranks, every rank
 	 * that took the same branch): more would be no one's odd move */
-	bool alike = n == 1 || (n > 1 && 4 * n <= d->nranks);
+	bool alike = n == 1 || (n > 1 && diag_few(d, n));
 	for (size_t i = 0; alike && timed && i < n; i++) {
 		struct rank_facts *f = diag_rank(d, ahead[i]);
 		alike = f && f->first_timeout_t != T_NONE && !diag_waits_in_transfer(d, ahead[i]);
@@ -2116,14 +2116,14 @@ static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 		return false;
 	/* one rank, or a few that went past calls alike (a node's ranks, every
 	 * rank that took the same branch): more say nothing of who started it */
-	int limit = (int)(d->nranks / 4) + 1;
+	int limit = (int)(d->nranks / 3) + 1;
 	sql = sqlite3_mprintf(SKIPPED_BY_ORDER_SQL, le_sql, "m.x", "", limit);
 	st = db_prepare(d->db, sql);
 	sqlite3_free(sql);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		v_culprit(v, sqlite3_column_int(st, 0));
 	sqlite3_finalize(st);
-	if (v->nculprits > 1 && 4 * v->nculprits > d->nranks) {
+	if (v->nculprits > 1 && !diag_few(d, v->nculprits)) {
 		v->nculprits = 0;
 		return false;
 	}

@@ -234,6 +234,11 @@ size_t diag_ranks_absent(struct diagnosis *d)
 	return n;
 }
 
+bool diag_few(const struct diagnosis *d, size_t n)
+{
+	return 3 * n <= d->nranks;
+}
+
 size_t diag_ranks_with_logs(struct diagnosis *d)
 {
 	size_t n = 0;
