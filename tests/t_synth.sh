@@ -110,24 +110,33 @@ exp=$(awk 'BEGIN { s = "["; for (c = 0; c < 32; c++) s = s (c ? "," : "") (2 + 4
 check_eq "synth/blocking-stall-128/culprits-are-the-copies" "$exp" "$(sql "$S/bs128.db" "SELECT replace(culprit_ranks, ' ', '') FROM verdict")"
 check_eq "synth/blocking-stall-128/verdict" "hang rank_stalled 7 ALLGATHER" "$(sql "$S/bs128.db" "SELECT outcome, cause, seq, op FROM verdict" | tr '\t' ' ')"
 
+# --- verdicts at scale -------------------------------------------------------
+# scaled_verdict NAME JOB RANKS EXPECTED [COLUMNS...]: the real job
+# testdata/realjobs/JOB cloned to RANKS ranks must get the verdict EXPECTED
+# (outcome, cause, culprits without spaces, then the COLUMNS of verdict named).
+scaled_verdict() {
+	name=$1 job=$2 ranks=$3 expected=$4
+	shift 4
+	cols=""
+	for c in "$@"; do cols="$cols, $c"; done
+	"$NF_BIN" synth --from "testdata/realjobs/$job.tar.gz" --ranks "$ranks" -o "$S/$name.tar.gz" -q
+	"$NF_BIN" ingest "$S/$name.tar.gz" -o "$S/$name.db" -q > /dev/null 2>&1
+	check_eq "synth/$name/verdict" "$expected" \
+		"$(sql "$S/$name.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '')$cols FROM verdict" | tr '\t' ' ')"
+}
+
 # --- a SIGTERM from outside, at scale ----------------------------------------
 # g3_sigterm_r2 (6 ranks: rank 2 gets SIGTERM from outside, its launcher
 # SIGTERMs it again after rank 3's abort) cloned to 24 ranks: each copy of
 # rank 2 went silent with the others, not alone, and is still a death, not
 # the launcher's doing (a hang with four stalled ranks before).
-"$NF_BIN" synth --from testdata/realjobs/g3_sigterm_r2.tar.gz --ranks 24 -o "$S/st24.tar.gz" -q
-"$NF_BIN" ingest "$S/st24.tar.gz" -o "$S/st24.db" -q > /dev/null 2>&1
-check_eq "synth/sigterm-24/verdict" "crash rank_exited [2,8,14,20]" \
-	"$(sql "$S/st24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+scaled_verdict sigterm-24 g3_sigterm_r2 24 "crash rank_exited [2,8,14,20]"
 
 # --- stragglers, at scale -----------------------------------------------------
 # g2_straggler_r5 (6 ranks: rank 5 sleeps 0.4 s every step) cloned to 24
 # ranks: its four copies are alike, so none of them alone stands out against
 # the rest (the next slowest is another copy); together they do.
-"$NF_BIN" synth --from testdata/realjobs/g2_straggler_r5.tar.gz --ranks 24 -o "$S/sg24.tar.gz" -q
-"$NF_BIN" ingest "$S/sg24.tar.gz" -o "$S/sg24.db" -q > /dev/null 2>&1
-check_eq "synth/straggler-24/verdict" "completed straggler [5,11,17,23]" \
-	"$(sql "$S/sg24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+scaled_verdict straggler-24 g2_straggler_r5 24 "completed straggler [5,11,17,23]"
 
 # --- ranks that woke too late, at scale ----------------------------------------
 # g2_slow_step_r2 (6 ranks: rank 2 sleeps 30 s before its tp all_gather #11,
@@ -135,44 +144,33 @@ check_eq "synth/straggler-24/verdict" "completed straggler [5,11,17,23]" \
 # made their calls late at once, in their own tp groups and together in dp0;
 # each of them is a rank that stalled (only one such rank was named before:
 # "unknown" then).
-"$NF_BIN" synth --from testdata/realjobs/g2_slow_step_r2.tar.gz --ranks 24 -o "$S/ss24.tar.gz" -q
-"$NF_BIN" ingest "$S/ss24.tar.gz" -o "$S/ss24.db" -q > /dev/null 2>&1
-check_eq "synth/late-24/verdict" "hang rank_stalled [2,8,14,20] 11 ALLGATHER" \
-	"$(sql "$S/ss24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', ''), seq, op FROM verdict" | tr '\t' ' ')"
+scaled_verdict late-24 g2_slow_step_r2 24 "hang rank_stalled [2,8,14,20] 11 ALLGATHER" seq op
 
 # --- skips done alike, at scale --------------------------------------------------
 # extra_barrier_r3 (4 ranks: rank 3 calls a barrier the others do not and
 # never reaches its tp all_gather) cloned to 16 ranks: the four copies went
 # past their tp calls alike; rank 1 and its copies, left waiting in dp1 for
 # them, went past the barrier only as seen from the copies, and are not named.
-"$NF_BIN" synth --from testdata/realjobs/extra_barrier_r3.tar.gz --ranks 16 -o "$S/eb16.tar.gz" -q
-"$NF_BIN" ingest "$S/eb16.tar.gz" -o "$S/eb16.db" -q > /dev/null 2>&1
-check_eq "synth/extra-barrier-16/verdict" "hang collective_mismatch [3,7,11,15]" \
-	"$(sql "$S/eb16.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+scaled_verdict extra-barrier-16 extra_barrier_r3 16 "hang collective_mismatch [3,7,11,15]"
 # skip_bcast (6 ranks: rank 4 skips a broadcast of the default group) cloned
 # to 24: its copies skipped the same call; rank 5 and its copies, waiting in
 # that broadcast, are not named.
-"$NF_BIN" synth --from testdata/realjobs/skip_bcast.tar.gz --ranks 24 -o "$S/sb24.tar.gz" -q
-"$NF_BIN" ingest "$S/sb24.tar.gz" -o "$S/sb24.db" -q > /dev/null 2>&1
-check_eq "synth/skip-bcast-24/verdict" "hang collective_mismatch [4,10,16,22]" \
-	"$(sql "$S/sb24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+scaled_verdict skip-bcast-24 skip_bcast 24 "hang collective_mismatch [4,10,16,22]"
 # hung_skip_bcast (6 ranks, no timeout: rank 1 skips a broadcast and goes
 # on ahead in dp1) cloned to 24: its four copies are ahead together in dp1,
 # a minority of its members, and are named.
-"$NF_BIN" synth --from testdata/realjobs/hung_skip_bcast.tar.gz --ranks 24 -o "$S/hs24.tar.gz" -q
-"$NF_BIN" ingest "$S/hs24.tar.gz" -o "$S/hs24.db" -q > /dev/null 2>&1
-check_eq "synth/hung-skip-ahead-24/verdict" "hang collective_mismatch [1,7,13,19]" \
-	"$(sql "$S/hs24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+scaled_verdict hung-skip-ahead-24 hung_skip_bcast 24 "hang collective_mismatch [1,7,13,19]"
 # s4_hung_skip_bcast_r3 (6 ranks, no timeout: rank 3's skip told by a peer's
 # order of lines) cloned to 24: every copy went past the call the same way.
-"$NF_BIN" synth --from testdata/realjobs/s4_hung_skip_bcast_r3.tar.gz --ranks 24 -o "$S/ho24.tar.gz" -q
-"$NF_BIN" ingest "$S/ho24.tar.gz" -o "$S/ho24.db" -q > /dev/null 2>&1
-check_eq "synth/hung-skip-by-order-24/verdict" "hang collective_mismatch [3,9,15,21]" \
-	"$(sql "$S/ho24.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+scaled_verdict hung-skip-by-order-24 s4_hung_skip_bcast_r3 24 "hang collective_mismatch [3,9,15,21]"
 # slow_step_nofr (4 ranks, no flight recorder: rank 1 sleeps past the
 # timeout, then goes on) cloned to 16: the watchdogs' lines alone show the
 # four copies' timed-out calls begun late, within a second of each other.
-"$NF_BIN" synth --from testdata/realjobs/slow_step_nofr.tar.gz --ranks 16 -o "$S/ls16.tar.gz" -q
-"$NF_BIN" ingest "$S/ls16.tar.gz" -o "$S/ls16.db" -q > /dev/null 2>&1
-check_eq "synth/late-start-16/verdict" "hang rank_stalled [1,5,9,13]" \
-	"$(sql "$S/ls16.db" "SELECT outcome, cause, replace(culprit_ranks, ' ', '') FROM verdict" | tr '\t' ' ')"
+scaled_verdict late-start-16 slow_step_nofr 16 "hang rank_stalled [1,5,9,13]"
+# b1_stall_wd60_r1 (3 ranks, one per node: rank 1 stuck in host code) cloned
+# to 12: its four copies are a third of the ranks, stuck at once, a node's
+# worth in a job of three 4-GPU nodes; each is named (a quarter was the limit).
+scaled_verdict stall-third-12 b1_stall_wd60_r1 12 "hang rank_stalled [1,4,7,10]"
+# c1_short_r1 (3 ranks: rank 1 leaves the loop early for the final barrier)
+# cloned to 12: the four copies skipped alike.
+scaled_verdict short-third-12 c1_short_r1 12 "hang collective_mismatch [1,4,7,10]"
