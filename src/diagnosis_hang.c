@@ -29,12 +29,10 @@
 	" ext AS (SELECT pg, max(le) AS mx, min(le) AS mn FROM le GROUP BY pg),"                            \
 	" cmp AS (SELECT l.rank, l.pg, l.le, x.mx AS peer_max, x.mn AS peer_min FROM le l JOIN ext x USING(pg))"
 /* The CTE le of each rank's last seq per group as the hang views show it
- * (only the groups a rank shows something in). */
-#define HANG_LE_SQL                                                                                      \
-	"WITH le AS (SELECT rank, pg, max(v) AS le FROM ("                                                  \
-	"   SELECT rank, pg, last_enqueued AS v FROM hang_pg_status WHERE last_enqueued IS NOT NULL"         \
-	"   UNION ALL SELECT rank, pg, seq FROM hang_coll) WHERE pg IS NOT NULL AND rank IS NOT NULL"        \
-	"   GROUP BY rank, pg)"
+ * (only the groups a rank shows something in): temp.hang_le, which
+ * hang_views() fills, with each group's members, lowest seq and how many
+ * members are at it in temp.hang_le_pg. */
+#define HANG_LE_SQL "WITH le AS NOT MATERIALIZED (SELECT rank, pg, le FROM temp.hang_le)"
 /* how long after the first failure a live process shows signs of life */
 #define ALIVE_WINDOW_US (60 * 1000000LL)
 
@@ -849,45 +847,75 @@ static bool moved_on_query(struct diagnosis *d, const char *sql, int rank, const
 	return found;
 }
 
+/* Where the rank ?1 shows it went past pg ?2 #?3 (the joins and conditions
+ * of moved_on's two queries, in the order that starts from the rank's few
+ * groups): a peer waiting in pg #seq (h, p, g) had
+ * reached less of another group than the rank (a peer alone behind every
+ * other member of a group of three or more made the odd move there: it
+ * skipped that group's call, no sign of the rank's) ... */
+#define WENT_PAST_AHEAD_SQL                                                                              \
+	" FROM le h CROSS JOIN le p ON p.pg = h.pg AND p.rank <> h.rank"                                    \
+	"  CROSS JOIN le g ON g.rank = p.rank AND g.pg = ?2 AND g.le >= ?3"                                 \
+	" WHERE h.rank = ?1 AND h.pg <> ?2 AND h.le > p.le"                                                  \
+	"  AND NOT EXISTS (SELECT 1 FROM temp.hang_le_pg x WHERE x.pg = h.pg AND x.n >= 3 AND x.mn = p.le"   \
+	"   AND x.at_min = 1)"
+/* ... or the rank made a call H #k (h) that a peer (ph, g), by its flight
+ * recorder, made only after pg #seq: in that peer's order of calls the rank
+ * went past the collective it never made */
+#define WENT_PAST_BY_ORDER_SQL                                                                           \
+	" FROM hang_coll h"                                                                                  \
+	" JOIN hang_coll ph ON ph.pg = h.pg AND ph.seq = h.seq AND ph.rank <> h.rank"                       \
+	"  AND ph.time_created_us IS NOT NULL"                                                               \
+	" JOIN hang_coll g ON g.rank = ph.rank AND g.pg = ?2 AND g.seq = ?3 AND g.time_created_us IS NOT NULL" \
+	" WHERE h.rank = ?1 AND h.pg <> ?2 AND g.time_created_us < ph.time_created_us"
+
 static bool moved_on(struct diagnosis *d, int rank, const char *pg, long seq, struct moved_on *m)
 {
-	/* a peer waiting in pg #seq had reached less of another group than the rank */
 	m->by_order = false;
 	if (moved_on_query(d,
 		HANG_LE_SQL
 		" SELECT h.pg, h.le, p.rank, p.le,"
 		"  (SELECT min(event_id) FROM hang_coll c WHERE c.rank = h.rank AND c.pg = h.pg AND c.seq = h.le)"
-		" FROM le h JOIN le p ON p.pg = h.pg AND p.rank <> h.rank"
-		"  JOIN le g ON g.rank = p.rank AND g.pg = ?2 AND g.le >= ?3"
-		" WHERE h.rank = ?1 AND h.pg <> ?2 AND h.le > p.le"
-		/* a peer alone behind every other member of a group of three or more
-		 * made the odd move there (it skipped that group's call): no sign of
-		 * the rank's */
-		"  AND NOT ((SELECT count(*) FROM le o WHERE o.pg = h.pg AND o.rank <> p.rank) >= 2"
-		"   AND NOT EXISTS (SELECT 1 FROM le o WHERE o.pg = h.pg AND o.rank <> p.rank AND o.le <= p.le))"
-		" ORDER BY h.le - p.le DESC, h.pg, p.rank LIMIT 1",
+		WENT_PAST_AHEAD_SQL " ORDER BY h.le - p.le DESC, h.pg, p.rank LIMIT 1",
 		rank, pg, seq, m))
 		return true;
-	/* else: the rank made a call H #k that a peer, by its flight recorder,
-	 * made only after pg #seq: in that peer's order of calls the rank went
-	 * past the collective it never made */
 	m->by_order = true;
 	return moved_on_query(d,
-		"SELECT h.pg, h.seq, g.rank, ?3, h.event_id FROM hang_coll h"
-		" JOIN hang_coll ph ON ph.pg = h.pg AND ph.seq = h.seq AND ph.rank <> h.rank"
-		"  AND ph.time_created_us IS NOT NULL"
-		" JOIN hang_coll g ON g.rank = ph.rank AND g.pg = ?2 AND g.seq = ?3 AND g.time_created_us IS NOT NULL"
-		" WHERE h.rank = ?1 AND h.pg <> ?2 AND g.time_created_us < ph.time_created_us"
+		"SELECT h.pg, h.seq, g.rank, ?3, h.event_id" WENT_PAST_BY_ORDER_SQL
 		" ORDER BY h.seq DESC, h.pg, g.rank LIMIT 1",
 		rank, pg, seq, m);
 }
 
-/* Whether rank made call seq of group pg (enqueued it or a later one). */
-static bool made_call(struct diagnosis *d, int rank, const char *pg, long seq)
+/* Whether moved_on() would find something (its queries as prepared
+ * statements that stop at the first match: run for many ranks). */
+struct went_past {
+	sqlite3_stmt *ahead, *by_order;
+};
+
+static void went_past_open(struct diagnosis *d, struct went_past *w)
 {
-	int64_t ev = 0;
-	long le = last_enqueued(d, rank, pg, &ev);
-	return le != LE_UNKNOWN && le >= seq;
+	w->ahead = db_prepare(d->db, HANG_LE_SQL " SELECT EXISTS (SELECT 1" WENT_PAST_AHEAD_SQL ")");
+	w->by_order = db_prepare(d->db, "SELECT EXISTS (SELECT 1" WENT_PAST_BY_ORDER_SQL ")");
+}
+
+static void went_past_close(struct went_past *w)
+{
+	sqlite3_finalize(w->ahead);
+	sqlite3_finalize(w->by_order);
+}
+
+static bool went_past(struct went_past *w, int rank, const char *pg, long seq)
+{
+	sqlite3_stmt *q[2] = {w->ahead, w->by_order};
+	for (int i = 0; i < 2; i++) {
+		sqlite3_reset(q[i]);
+		sqlite3_bind_int(q[i], 1, rank);
+		sqlite3_bind_text(q[i], 2, pg, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(q[i], 3, seq);
+		if (sqlite3_step(q[i]) == SQLITE_ROW && sqlite3_column_int(q[i], 0))
+			return true;
+	}
+	return false;
 }
 
 /* The other culprits found blocked (the roots, or every blocked rank) that
@@ -898,12 +926,10 @@ static bool made_call(struct diagnosis *d, int rank, const char *pg, long seq)
  * call either): a rank that made a call in which pick, or an earlier-waited
  * such rank, is blocked waits for them. So the ranks are taken in the order
  * their earliest blocked call was waited on (pick's first), and each one that
- * made none of the calls blocking those taken before it is taken. Each
- * blocked entry's wait is known (the pick's loop looked them up). At most
- * SKIP_ALIKE_CHECKS ranks are checked and SKIP_ALIKE_QUERIES calls tested;
- * the rest are left out of the verdict. */
-#define SKIP_ALIKE_CHECKS 256
-#define SKIP_ALIKE_QUERIES 4096
+ * made none of the calls blocking those taken before it (temp.skip_calls) is
+ * taken. Each blocked entry's wait is known (the pick's loop looked them
+ * up). At most SKIP_ALIKE_CHECKS ranks are checked; the rest are left out. */
+#define SKIP_ALIKE_CHECKS 4096
 
 struct skip_cand {
 	int rank;
@@ -918,58 +944,68 @@ static int cmp_skip_cand(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
-/* adds the calls in which rank is blocked to calls (as indexes into bl), once each */
-static void add_blocking_calls(const struct blocked *bl, size_t nb, int rank, size_t **calls, size_t *n, size_t *cap)
+/* adds the calls in which rank is blocked to temp.skip_calls (statement ins) */
+static void add_blocking_calls(sqlite3_stmt *ins, const struct blocked *bl, size_t nb, int rank)
 {
 	for (size_t i = 0; i < nb; i++) {
 		if (bl[i].rank != rank)
 			continue;
-		bool seen = false;
-		for (size_t k = 0; k < *n && !seen; k++)
-			seen = bl[(*calls)[k]].seq == bl[i].seq && strcmp(bl[(*calls)[k]].pg, bl[i].pg) == 0;
-		if (!seen) {
-			xgrow(calls, cap, *n + 1, sizeof(**calls));
-			(*calls)[(*n)++] = i;
-		}
+		sqlite3_reset(ins);
+		sqlite3_bind_text(ins, 1, bl[i].pg, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(ins, 2, bl[i].seq);
+		sqlite3_step(ins);
 	}
+}
+
+static bool made_blocking_call(sqlite3_stmt *made, int rank)
+{
+	sqlite3_reset(made);
+	sqlite3_bind_int(made, 1, rank);
+	return sqlite3_step(made) == SQLITE_ROW && sqlite3_column_int(made, 0);
 }
 
 static size_t skipped_alike(struct diagnosis *d, const struct blocked *pick, const struct blocked *bl, size_t nb,
 			    int **alike)
 {
 	struct verdict *v = &d->v;
+	db_exec(d->db, "DROP TABLE IF EXISTS temp.skip_calls;"
+		       "CREATE TEMP TABLE skip_calls(pg TEXT, seq INTEGER, PRIMARY KEY(pg, seq));");
+	sqlite3_stmt *ins = db_prepare(d->db, "INSERT OR IGNORE INTO temp.skip_calls VALUES(?1, ?2)");
+	sqlite3_stmt *made = db_prepare(d->db,
+		"SELECT EXISTS (SELECT 1 FROM temp.hang_le l CROSS JOIN temp.skip_calls s ON s.pg = l.pg AND s.seq <= l.le"
+		" WHERE l.rank = ?1)");
+	add_blocking_calls(ins, bl, nb, pick->rank);
+	struct went_past w;
+	went_past_open(d, &w);
 	struct skip_cand *cand = xcalloc(v->nculprits + 1, sizeof(*cand));
 	size_t nc = 0;
 	for (size_t c = 0; c < v->nculprits && nc < SKIP_ALIKE_CHECKS; c++) {
 		int rank = v->culprits[c];
-		if (rank == pick->rank)
+		/* pick first: a rank waiting in a call pick skipped is no skipper */
+		if (rank == pick->rank || made_blocking_call(made, rank))
 			continue;
 		/* its earliest-waited blocked call that it went past */
 		const struct blocked *best = NULL;
-		for (size_t i = 0; i < nb; i++) {
-			struct moved_on m;
+		for (size_t i = 0; i < nb; i++)
 			if (bl[i].rank == rank && bl[i].wait_t_known && (!best || bl[i].wait_t < best->wait_t) &&
-			    moved_on(d, rank, bl[i].pg, bl[i].seq, &m))
+			    went_past(&w, rank, bl[i].pg, bl[i].seq))
 				best = &bl[i];
-		}
 		if (best)
 			cand[nc++] = (struct skip_cand){rank, best->wait_t};
 	}
+	went_past_close(&w);
 	xqsort(cand, nc, sizeof(*cand), cmp_skip_cand);
-	size_t *calls = NULL, ncalls = 0, callcap = 0, queries = 0;
-	add_blocking_calls(bl, nb, pick->rank, &calls, &ncalls, &callcap);
 	*alike = xcalloc(nc + 1, sizeof(**alike));
 	size_t n = 0;
-	for (size_t i = 0; i < nc && queries < SKIP_ALIKE_QUERIES; i++) {
-		bool waits = false;
-		for (size_t k = 0; k < ncalls && !waits && queries < SKIP_ALIKE_QUERIES; k++, queries++)
-			waits = made_call(d, cand[i].rank, bl[calls[k]].pg, bl[calls[k]].seq);
-		if (waits || queries >= SKIP_ALIKE_QUERIES)
+	for (size_t i = 0; i < nc; i++) {
+		if (made_blocking_call(made, cand[i].rank))
 			continue;
 		(*alike)[n++] = cand[i].rank;
-		add_blocking_calls(bl, nb, cand[i].rank, &calls, &ncalls, &callcap);
+		add_blocking_calls(ins, bl, nb, cand[i].rank);
 	}
-	free(calls);
+	sqlite3_finalize(ins);
+	sqlite3_finalize(made);
+	db_exec(d->db, "DROP TABLE temp.skip_calls;");
 	free(cand);
 	return n;
 }
@@ -1070,6 +1106,20 @@ static void hang_views(struct diagnosis *d)
 		later ? " AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE " AFTER_DUMP_STATUS ")" : "");
 	db_exec(d->db, sql);
 	sqlite3_free(sql);
+	/* the last seq each rank enqueued per group, as the views show it, read
+	 * once: the rules look it up per rank and group (thousands of times
+	 * where many ranks are blocked) */
+	db_exec(d->db,
+		"DROP TABLE IF EXISTS temp.hang_le; DROP TABLE IF EXISTS temp.hang_le_pg;"
+		"CREATE TEMP TABLE hang_le(rank INTEGER, pg TEXT, le INTEGER, PRIMARY KEY(rank, pg));"
+		"INSERT INTO hang_le SELECT rank, pg, max(v) FROM ("
+		"   SELECT rank, pg, last_enqueued AS v FROM hang_pg_status WHERE last_enqueued IS NOT NULL"
+		"   UNION ALL SELECT rank, pg, seq FROM hang_coll) WHERE pg IS NOT NULL AND rank IS NOT NULL"
+		"  GROUP BY rank, pg;"
+		"CREATE INDEX temp.hang_le_pg_le ON hang_le(pg, le);"
+		"CREATE TEMP TABLE hang_le_pg(pg TEXT PRIMARY KEY, n INTEGER, mn INTEGER, at_min INTEGER);"
+		"INSERT INTO hang_le_pg SELECT pg, count(*), min(le), NULL FROM hang_le GROUP BY pg;"
+		"UPDATE hang_le_pg SET at_min = (SELECT count(*) FROM hang_le l WHERE l.pg = hang_le_pg.pg AND l.le = hang_le_pg.mn);");
 #undef AFTER_DUMP_COLL
 #undef AFTER_DUMP_STATUS
 }
