@@ -1418,7 +1418,19 @@ bool diag_late_start(struct diagnosis *d)
 		fmt_time(d->t0, t0s, sizeof(t0s));
 		fmt_time(t_start, ts, sizeof(ts));
 		diag_pg_display(d, pg, pgd, sizeof(pgd));
-		buf_printf(&v->summary, "Every other rank timed out in a call it had begun before %s (the first timeout);"
+		/* the ranks as late as it (itself included) */
+		char *late_sql = sqlite3_mprintf(
+			"SELECT c.rank FROM collectives c JOIN events e ON e.event_id = c.event_id"
+			" WHERE c.state = 'timed_out' AND c.rank IS NOT NULL AND c.pg IS NOT NULL AND e.time_us IS NOT NULL"
+			" AND field(e.fields, 'ran_ms') IS NOT NULL GROUP BY c.rank"
+			" HAVING min(e.time_us - field(e.fields, 'ran_ms') * 1000) > %lld",
+			(long long)(d->t0 + LATE_MARGIN_US));
+		long nlate = (long)q_int(d->db, 1, "SELECT count(*) FROM (%s)", late_sql);
+		if (nlate > 1)
+			buf_printf(&v->summary, "Every rank but %ld", nlate);
+		else
+			buf_puts(&v->summary, "Every other rank");
+		buf_printf(&v->summary, " timed out in a call it had begun before %s (the first timeout);"
 					" %s was in none: the first call of it that timed out (%s #%ld of group %s) began"
 					" only at %s, %.1f s after the others had given up.", t0s, who.data,
 			   op && *op ? op : "collective", seq, pgd, ts, (double)(t_start - d->t0) / 1e6);
@@ -1431,12 +1443,7 @@ bool diag_late_start(struct diagnosis *d)
 			v_cite_event(v, wev, "a peer that timed out waiting for it");
 		}
 		late_sentence(d, rank, " It was stuck in host code while they waited", " and went on too late.");
-		late_others(d, sqlite3_mprintf(
-			"SELECT c.rank FROM collectives c JOIN events e ON e.event_id = c.event_id"
-			" WHERE c.state = 'timed_out' AND c.rank IS NOT NULL AND c.pg IS NOT NULL AND e.time_us IS NOT NULL"
-			" AND field(e.fields, 'ran_ms') IS NOT NULL GROUP BY c.rank"
-			" HAVING min(e.time_us - field(e.fields, 'ran_ms') * 1000) > %lld",
-			(long long)(d->t0 + LATE_MARGIN_US)));
+		late_others(d, late_sql);
 		v_cite_event(v, ev, "the culprit's first call that timed out, begun after the first timeout");
 		v_cite_event(v, q_int(d->db, 0, "SELECT e.event_id FROM events e WHERE e.kind = 'pg_watchdog_timeout'"
 						" ORDER BY e.time_us LIMIT 1"),
