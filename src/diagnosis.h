@@ -109,6 +109,10 @@ bool diag_few(const struct diagnosis *d, size_t n);
 size_t diag_ranks_with_logs(struct diagnosis *d);
 /* The verdict's culprits are every rank of host, and it has more than one. */
 bool diag_culprits_whole_host(struct diagnosis *d, const char *host);
+/* A group's name for the verdict: its description or name, else its key. */
+const char *diag_pg_name(struct diagnosis *d, const char *pg, char *out, size_t n);
+/* The same, and for a group only NCCL's split of a communicator names
+ * (split:<parent id>:<colour>) its members: "split:0x...:7 (ranks 1, 3, 5)". */
 const char *diag_pg_display(struct diagnosis *d, const char *pg, char *out, size_t n);
 void diag_hosts_json(struct diagnosis *d, const int *ranks, size_t n, struct buf *out);
 void fmt_time(int64_t t, char *out, size_t n);

@@ -302,7 +302,7 @@ static void site_write(struct diagnosis *d, const struct check_site *c, int devi
 	v->confidence = c->how ? "high" : "low";
 	v->first_failure_t = c->first_t != T_NONE ? c->first_t : d->t0;
 	if (c->key[0])
-		diag_pg_display(d, c->key, v->pg, sizeof(v->pg));
+		diag_pg_name(d, c->key, v->pg, sizeof(v->pg)); /* with its members below */
 	v->seq = c->seq;
 	snprintf(v->op, sizeof(v->op), "%s", c->how ? c->expect.op : c->fp[deviant].op);
 	struct buf who = {0}, call = {0};
@@ -462,7 +462,7 @@ static void check_verdict(struct diagnosis *d, int rank, const char *grp, const 
 	v->cause = cause;
 	v->confidence = "medium";
 	v->first_failure_t = d->t0;
-	diag_pg_display(d, grp, v->pg, sizeof(v->pg));
+	diag_pg_name(d, grp, v->pg, sizeof(v->pg)); /* with its members below */
 	rank_desc(d, rank, who);
 	int *member = NULL;
 	int size = group_map(d, grp, &member);

@@ -292,10 +292,39 @@ struct rank_facts *diag_rank(struct diagnosis *d, int rank)
 	return lo < d->nranks && d->ranks[lo].rank == rank ? &d->ranks[lo] : NULL;
 }
 
-const char *diag_pg_display(struct diagnosis *d, const char *pg, char *out, size_t n)
+const char *diag_pg_name(struct diagnosis *d, const char *pg, char *out, size_t n)
 {
 	if (!q_text(d->db, out, n, "SELECT coalesce(nullif(desc, ''), nullif(name, ''), pg) FROM process_groups WHERE pg = %Q", pg))
 		snprintf(out, n, "%s", pg);
+	return out;
+}
+
+const char *diag_pg_display(struct diagnosis *d, const char *pg, char *out, size_t n)
+{
+	diag_pg_name(d, pg, out, n);
+	/* a group that only NCCL's split of a communicator names (no name, no
+	 * description): its members say which group it is */
+	if (strncmp(out, "split:", 6) != 0)
+		return out;
+	int *ranks = NULL;
+	size_t nr = 0, cap = 0;
+	sqlite3_stmt *st = db_prepare(d->db, "SELECT DISTINCT rank FROM (SELECT rank FROM pg_members WHERE pg = ?1"
+					     " UNION ALL SELECT rank FROM comms WHERE comm_id = ?1) WHERE rank IS NOT NULL"
+					     " ORDER BY rank");
+	sqlite3_bind_text(st, 1, pg, -1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		xgrow(&ranks, &cap, nr + 1, sizeof(*ranks));
+		ranks[nr++] = sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (nr) {
+		struct buf l = {0};
+		fmt_rank_list(ranks, nr, &l);
+		size_t len = strlen(out);
+		snprintf(out + len, n - len, " (rank%s %s)", nr > 1 ? "s" : "", l.data);
+		buf_free(&l);
+	}
+	free(ranks);
 	return out;
 }
 

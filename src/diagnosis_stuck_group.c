@@ -100,7 +100,7 @@ bool diag_stuck_group(struct diagnosis *d)
 	v->cause = "unknown";
 	v->confidence = "low";
 	v->first_failure_t = d->t0;
-	diag_pg_display(d, pg, v->pg, sizeof(v->pg));
+	diag_pg_name(d, pg, v->pg, sizeof(v->pg)); /* with its members below */
 	v->seq = seq;
 	snprintf(v->op, sizeof(v->op), "%s", op);
 
