@@ -120,6 +120,9 @@ void fmt_time(int64_t t, char *out, size_t n);
 /* verdict building */
 void v_culprit(struct verdict *v, int rank);
 bool v_has_culprit(const struct verdict *v, int rank);
+/* Appends " N ranks HOW: <the culprits>." to the summary where the verdict
+ * names more than one rank (ranks that did alike). */
+void v_say_culprits(struct verdict *v, const char *how);
 /* the call the peers waited in: peer_op where set, else op */
 const char *v_peer_op(const struct verdict *v);
 /* Empties the verdict for the next cause to try. */

@@ -1046,13 +1046,7 @@ static void skipped_verdict(struct diagnosis *d, const struct blocked *b, const 
 		buf_printf(&v->summary, "it enqueued %s #%ld while rank %d, waiting in %s #%ld, had reached %s #%ld.",
 			   other, m->mine, m->peer, v->pg, b->seq, other, m->peers);
 	buf_puts(&v->summary, " The ranks called different sequences of collectives; the others' failures follow from it.");
-	if (v->nculprits > 1) {
-		struct buf l = {0};
-		fmt_rank_list(v->culprits, v->nculprits, &l);
-		buf_printf(&v->summary, " %zu ranks went past a call their peers waited in the same way: %s.", v->nculprits,
-			   l.data);
-		buf_free(&l);
-	}
+	v_say_culprits(v, "went past a call their peers waited in the same way");
 	v_cite_event(v, b->status_ev, "the culprit's last enqueued collective in that group");
 	v_cite_event(v, b->wait_ev, "a peer waiting for it");
 	v_cite_event(v, m->event_id, "the culprit went on to a later collective");
@@ -1199,6 +1193,17 @@ static bool all_hosts_silent(struct diagnosis *d)
 }
 
 #define LATE_MARGIN_US 1000000LL /* hosts' clocks may differ by this much */
+/* Without dumps (diag_late_start): each rank's timed-out calls (w), when
+ * each rank's first of them began by its watchdog line less ran_ms (first),
+ * and the ranks whose first began after the time bound in (late). */
+#define LATE_START_SQL                                                                                   \
+	"WITH w AS (SELECT c.rank, c.pg, c.seq, c.op, c.event_id, e.time_us AS t,"                           \
+	"   e.time_us - field(e.fields, 'ran_ms') * 1000 AS t_start FROM collectives c"                      \
+	"   JOIN events e ON e.event_id = c.event_id"                                                        \
+	"   WHERE c.state = 'timed_out' AND c.rank IS NOT NULL AND c.pg IS NOT NULL AND e.time_us IS NOT NULL" \
+	"   AND field(e.fields, 'ran_ms') IS NOT NULL),"                                                     \
+	" first AS (SELECT rank, min(t_start) AS t_start FROM w GROUP BY rank),"                             \
+	" late AS (SELECT rank, t_start FROM first WHERE t_start > %lld)"
 
 /* The verdict of a rank that stalled in host code and went on too late, and
  * the sentence that says so: stuck (with its last step) and how it ended. */
@@ -1220,24 +1225,6 @@ static void late_sentence(struct diagnosis *d, int rank, const char *stuck, cons
 	if (r && r->last_step >= 0)
 		buf_printf(&v->summary, " (after step %ld)", r->last_step);
 	buf_puts(&v->summary, then);
-}
-
-/* Names the ranks that sql (sqlite3_mprintf'd, freed here) lists besides
- * the verdict's culprit, late alike, and says so in the summary. */
-static void late_others(struct diagnosis *d, char *sql)
-{
-	struct verdict *v = &d->v;
-	sqlite3_stmt *st = db_prepare(d->db, sql);
-	sqlite3_free(sql);
-	while (sqlite3_step(st) == SQLITE_ROW)
-		v_culprit(v, sqlite3_column_int(st, 0));
-	sqlite3_finalize(st);
-	if (v->nculprits > 1) {
-		struct buf l = {0};
-		fmt_rank_list(v->culprits, v->nculprits, &l);
-		buf_printf(&v->summary, " %zu ranks came as late, at once: %s.", v->nculprits, l.data);
-		buf_free(&l);
-	}
 }
 
 /* A rank that made the call its peers timed out on only after they had
@@ -1383,14 +1370,7 @@ bool diag_late_start(struct diagnosis *d)
 	struct verdict *v = &d->v;
 	if (d->t0 == T_NONE)
 		return false;
-	char *sql = sqlite3_mprintf(
-		"WITH w AS (SELECT c.rank, c.pg, c.seq, c.op, c.event_id, e.time_us AS t,"
-		"   e.time_us - field(e.fields, 'ran_ms') * 1000 AS t_start FROM collectives c"
-		"   JOIN events e ON e.event_id = c.event_id"
-		"   WHERE c.state = 'timed_out' AND c.rank IS NOT NULL AND c.pg IS NOT NULL AND e.time_us IS NOT NULL"
-		"   AND field(e.fields, 'ran_ms') IS NOT NULL),"
-		" first AS (SELECT rank, min(t_start) AS t_start FROM w GROUP BY rank),"
-		" late AS (SELECT rank, t_start FROM first WHERE t_start > %lld)"
+	char *sql = sqlite3_mprintf(LATE_START_SQL
 		" SELECT w.rank, w.pg, w.seq, w.op, w.event_id, w.t_start, w.t FROM w JOIN late USING(rank)"
 		/* one rank, or the few (a minority) whose late calls began within a
 		 * second of each other: a node's ranks stuck at once */
@@ -1419,15 +1399,19 @@ bool diag_late_start(struct diagnosis *d)
 		fmt_time(t_start, ts, sizeof(ts));
 		diag_pg_display(d, pg, pgd, sizeof(pgd));
 		/* the ranks as late as it (itself included) */
-		char *late_sql = sqlite3_mprintf(
-			"SELECT c.rank FROM collectives c JOIN events e ON e.event_id = c.event_id"
-			" WHERE c.state = 'timed_out' AND c.rank IS NOT NULL AND c.pg IS NOT NULL AND e.time_us IS NOT NULL"
-			" AND field(e.fields, 'ran_ms') IS NOT NULL GROUP BY c.rank"
-			" HAVING min(e.time_us - field(e.fields, 'ran_ms') * 1000) > %lld",
-			(long long)(d->t0 + LATE_MARGIN_US));
-		long nlate = (long)q_int(d->db, 1, "SELECT count(*) FROM (%s)", late_sql);
+		int *late = NULL;
+		size_t nlate = 0, cap = 0;
+		char *late_sql = sqlite3_mprintf(LATE_START_SQL " SELECT rank FROM late ORDER BY rank",
+						 (long long)(d->t0 + LATE_MARGIN_US));
+		sqlite3_stmt *ls = db_prepare(d->db, late_sql);
+		sqlite3_free(late_sql);
+		while (sqlite3_step(ls) == SQLITE_ROW) {
+			xgrow(&late, &cap, nlate + 1, sizeof(*late));
+			late[nlate++] = sqlite3_column_int(ls, 0);
+		}
+		sqlite3_finalize(ls);
 		if (nlate > 1)
-			buf_printf(&v->summary, "Every rank but %ld", nlate);
+			buf_printf(&v->summary, "Every rank but %zu", nlate);
 		else
 			buf_puts(&v->summary, "Every other rank");
 		buf_printf(&v->summary, " timed out in a call it had begun before %s (the first timeout);"
@@ -1443,7 +1427,10 @@ bool diag_late_start(struct diagnosis *d)
 			v_cite_event(v, wev, "a peer that timed out waiting for it");
 		}
 		late_sentence(d, rank, " It was stuck in host code while they waited", " and went on too late.");
-		late_others(d, late_sql);
+		for (size_t i = 0; i < nlate; i++)
+			v_culprit(v, late[i]);
+		free(late);
+		v_say_culprits(v, "came as late, at once");
 		v_cite_event(v, ev, "the culprit's first call that timed out, begun after the first timeout");
 		v_cite_event(v, q_int(d->db, 0, "SELECT e.event_id FROM events e WHERE e.kind = 'pg_watchdog_timeout'"
 						" ORDER BY e.time_us LIMIT 1"),
@@ -1650,12 +1637,7 @@ bool diag_stalled(struct diagnosis *d)
 	if (r && r->last_step >= 0)
 		buf_printf(&v->summary, ", after step %ld", r->last_step);
 	buf_putc(&v->summary, '.');
-	if (v->nculprits > 1) {
-		struct buf l = {0};
-		fmt_rank_list(v->culprits, v->nculprits, &l);
-		buf_printf(&v->summary, " %zu ranks were stuck the same way: %s.", v->nculprits, l.data);
-		buf_free(&l);
-	}
+	v_say_culprits(v, "were stuck the same way");
 	v_cite_event(v, pick->status_ev, "the culprit's last enqueued collective in that group");
 	v_cite_event(v, pick->wait_ev, "a peer waiting for it");
 	if (later_seq >= 0)
@@ -2050,12 +2032,7 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 		buf_printf(&v->summary, " It timed out waiting where it went on (from %s on); the others' failures follow"
 					" from it.", t);
 	}
-	if (v->nculprits > 1) {
-		struct buf l = {0};
-		fmt_rank_list(v->culprits, v->nculprits, &l);
-		buf_printf(&v->summary, " %zu ranks went on ahead of their peers the same way: %s.", v->nculprits, l.data);
-		buf_free(&l);
-	}
+	v_say_culprits(v, "went on ahead of their peers the same way");
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",
 			      rank, pg, le),
 		     "the culprit's last collective in that group");
@@ -2202,12 +2179,7 @@ static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 		   " enqueued only after it (the order of rank %d's lines): it went past the call without making it (a"
 		   " skipped call), and its peers wait in it.",
 		   who.data, v->op[0] ? v->op : "collective", seq, v->pg, later_disp, later_seq, peer, peer);
-	if (v->nculprits > 1) {
-		struct buf l = {0};
-		fmt_rank_list(v->culprits, v->nculprits, &l);
-		buf_printf(&v->summary, " %zu ranks went past a call the same way: %s.", v->nculprits, l.data);
-		buf_free(&l);
-	}
+	v_say_culprits(v, "went past a call the same way");
 	v_cite_event(v, peer_ev, "a peer's call that it never made");
 	v_cite_event(v, later_ev, "the peer's later call, which it made");
 	v_cite_event(v, q_int(d->db, 0, "SELECT max(event_id) FROM collectives WHERE rank = %d AND pg = %Q AND seq = %ld",

@@ -377,6 +377,15 @@ void v_culprit(struct verdict *v, int rank)
 	xqsort(v->culprits, v->nculprits, sizeof(*v->culprits), cmp_int);
 }
 
+void v_say_culprits(struct verdict *v, const char *how)
+{
+	if (v->nculprits < 2)
+		return;
+	buf_printf(&v->summary, " %zu ranks %s: ", v->nculprits, how);
+	fmt_rank_list(v->culprits, v->nculprits, &v->summary);
+	buf_putc(&v->summary, '.');
+}
+
 const char *v_peer_op(const struct verdict *v)
 {
 	return v->peer_op[0] ? v->peer_op : v->op;
