@@ -17,7 +17,7 @@ SRCS := $(sort $(wildcard src/*.c))
 OBJS := $(SRCS:src/%.c=$(BUILD)/%.o)
 BIN ?= ncclforensic
 
-.PHONY: all run test check-asan deps clean bench fuzz fuzz-build install uninstall
+.PHONY: all run test check-asan deps deps-test clean bench fuzz fuzz-build install uninstall
 
 all: $(BIN)
 
@@ -33,12 +33,16 @@ $(BUILD):
 deps:
 	@sh contrib/install-deps.sh
 
+# what the tests need besides the build (cmocka, sqlite3, bsdtar, ...)
+deps-test:
+	@sh contrib/install-deps.sh --test
+
 run: deps
 	@$(MAKE) --no-print-directory $(BIN)
 	./$(BIN) ingest testdata/corpus/stall.tar.gz -o $(BUILD)/sample.db
 	./$(BIN) report $(BUILD)/sample.db --format text
 
-test: deps
+test: deps-test
 	@$(MAKE) --no-print-directory $(BIN)
 	@sh tests/run.sh
 

@@ -16,7 +16,16 @@
 # Run it on every node of the job (pdsh, `srun -N$N --ntasks-per-node=1`, or
 # from a Slurm epilog: contrib/slurm-epilog.sh), put the tarballs in one
 # directory and run `ncclforensic ingest DIR`. POSIX sh; needs tar and gzip.
+#
+# Run as root (an epilog), it reads the job's files as the job's user
+# (--user: runuser, setpriv or su), so that a link or a hard link a user left
+# in a log directory or as a dump (/tmp/nccl_trace_rank_99 -> /etc/shadow)
+# packs nothing that user could not read; symbolic links are never followed;
+# dumps are only those the job's user owns, changed since the job started;
+# the system state (kernel log, nvidia-smi, ip, ibstat) is gathered as root,
+# apart. The tarball is 0600 (0640 with --group), written under umask 077.
 set -u
+umask 077
 
 VERSION=0.1.0
 PROG=collect-logs.sh
@@ -41,6 +50,10 @@ Gathers this node's job logs and system state into OUTDIR/HOST.tar.gz for
   --env-pid PID          record those of a running process (/proc/PID/environ)
   --env-file FILE        record those found in FILE (NAME=value lines)
   --max-file-mb N        leave out log files larger than N MiB (default 2048; listed in collect.txt)
+  --max-total-mb N       stop adding log files once N MiB are staged (default 16384; the rest listed)
+  -u, --user USER        the job's user (default: $SLURM_JOB_USER when run as root): its files
+                         are read as that user, dumps are only the ones it owns
+  -g, --group GROUP      make the tarball group-readable by GROUP (0640; else 0600)
   --timeout S            seconds each command may take (default 60: nvidia-smi can hang on a sick GPU)
   -q, --quiet            print only the tarball's path
   -h, --help             this text
@@ -68,6 +81,9 @@ env_self=0
 env_pid=
 env_file=
 max_mb=2048
+max_total_mb=16384
+job_user=
+group=
 tmo=60
 quiet=0
 nlogs=0
@@ -99,6 +115,9 @@ while [ $# -gt 0 ]; do
 	--env-pid) need_arg "$1" $#; env_pid=$2; shift ;;
 	--env-file) need_arg "$1" $#; env_file=$2; shift ;;
 	--max-file-mb) need_arg "$1" $#; max_mb=$2; shift ;;
+	--max-total-mb) need_arg "$1" $#; max_total_mb=$2; shift ;;
+	-u | --user) need_arg "$1" $#; job_user=$2; shift ;;
+	-g | --group) need_arg "$1" $#; group=$2; shift ;;
 	--timeout) need_arg "$1" $#; tmo=$2; shift ;;
 	--) shift; while [ $# -gt 0 ]; do add_log "$1"; shift; done; break ;;
 	-*) die_usage "unknown option $1" ;;
@@ -108,6 +127,14 @@ while [ $# -gt 0 ]; do
 done
 
 case $max_mb in '' | *[!0-9]*) die_usage "--max-file-mb wants a number of MiB" ;; esac
+case $max_total_mb in '' | *[!0-9]*) die_usage "--max-total-mb wants a number of MiB" ;; esac
+[ -n "$job_user" ] || [ "$(id -u)" -ne 0 ] || job_user=${SLURM_JOB_USER:-}
+if [ -n "$job_user" ]; then
+	id -u "$job_user" > /dev/null 2>&1 || die_usage "no such user: $job_user"
+fi
+if [ -n "$group" ]; then
+	getent group "$group" > /dev/null 2>&1 || die_usage "no such group: $group"
+fi
 case $tmo in '' | *[!0-9]*) die_usage "--timeout wants a number of seconds" ;; esac
 case $env_pid in *[!0-9]*) die_usage "--env-pid wants a process id" ;; esac
 [ -z "$env_file" ] || [ -r "$env_file" ] || die_usage "cannot read --env-file $env_file"
@@ -124,7 +151,9 @@ say() {
 }
 
 # ---- the staging directory ----
-work=$(mktemp -d "${TMPDIR:-/tmp}/ncclforensic-collect.XXXXXX") || { echo "$PROG: cannot create a temporary directory" >&2; exit 3; }
+# beside the output, not in $TMPDIR (a RAM disk on many GPU nodes); what is
+# staged is capped (--max-total-mb)
+work=$(mktemp -d "$outdir/.ncclforensic-collect.XXXXXX") || { echo "$PROG: cannot create a staging directory in $outdir" >&2; exit 3; }
 trap 'rm -rf "$work"' EXIT
 trap 'exit 3' INT TERM HUP
 stage=$work/$host
@@ -141,6 +170,21 @@ note() {
 # header WHAT RC: the first line of a gathered command's output (grammars/90-inventory.rules)
 header() {
 	printf '# ncclforensic collect-logs %s: host=%s time=%s what="%s" rc=%s\n' "$VERSION" "$host" "$(now)" "$1" "$2"
+}
+
+# as_user CMD ARGS...: runs CMD as the job's user when root was given one
+# (the job's files are read with that user's rights), else as is
+as_user() {
+	if [ -z "$job_user" ] || [ "$(id -u)" -ne 0 ] || [ "$(id -un)" = "$job_user" ]; then
+		"$@"
+	elif command -v runuser > /dev/null 2>&1; then
+		runuser -u "$job_user" -- "$@"
+	elif command -v setpriv > /dev/null 2>&1; then
+		setpriv --reuid="$job_user" --regid="$(id -g "$job_user")" --init-groups -- "$@"
+	else
+		# shellcheck disable=SC2016 # expanded by the inner shell
+		su -s /bin/sh "$job_user" -c '"$0" "$@"' "$@"
+	fi
 }
 
 with_timeout() {
@@ -245,16 +289,37 @@ if [ "$env_self" = 1 ] || [ -n "$env_pid" ] || [ -n "$env_file" ]; then
 fi
 
 # ---- flight-recorder dumps and NCCL debug files ----
-# copy_glob DIR PATTERN: copies the files matching PATTERN (a shell glob) into HOST/DIR
+# the job's start, for the dumps' time window (a stamp file, for find -newer)
+window=
+if [ -n "$since" ] && touch -d "$since" "$work/since" 2> /dev/null; then
+	window=$work/since
+fi
+# copy_glob DIR PATTERN: copies the files matching PATTERN (a shell glob) into
+# HOST/DIR: regular files only (a symbolic link is never followed), owned by
+# the job's user when there is one, changed since the job's start when it is
+# known, read with the job's user's rights
 copy_glob() {
 	dest=$1 pat=$2 n=0
 	for f in $pat; do
+		if [ -L "$f" ]; then
+			note "skipped $f: a symbolic link (not followed)"
+			continue
+		fi
 		[ -f "$f" ] || continue
+		if [ -n "$job_user" ] && [ -z "$(find "$f" -prune -user "$job_user" 2> /dev/null)" ]; then
+			note "skipped $f: not owned by the job's user $job_user"
+			continue
+		fi
+		if [ -n "$window" ] && [ -z "$(find "$f" -prune -newer "$window" 2> /dev/null)" ]; then
+			note "skipped $f: older than the job's start"
+			continue
+		fi
 		mkdir -p "$stage/$dest"
-		if cp -p "$f" "$stage/$dest/"; then
+		if as_user cat -- "$f" > "$stage/$dest/$(basename "$f")" 2> "$work/err"; then
 			n=$((n + 1))
 		else
-			note "failed  copy $f"
+			rm -f "$stage/$dest/$(basename "$f")"
+			note "failed  copy $f: $(head -c 200 "$work/err" | tr '\n' ' ')"
 			failed=1
 		fi
 	done
@@ -273,6 +338,7 @@ fi
 
 # ---- the job's log directories ----
 max_kb=$((max_mb * 1024))
+left_kb=$((max_total_mb * 1024))
 i=1
 while [ "$i" -le "$nlogs" ]; do
 	eval "dir=\$log_$i"
@@ -285,7 +351,7 @@ while [ "$i" -le "$nlogs" ]; do
 done
 
 tarball=$work/out.tar
-mv "$manifest" "$stage/collect.txt" || exit 3
+# collect.txt goes in last, once the log directories have said what they left out
 if ! (cd "$work" && tar -cf "$tarball" "$host"); then
 	echo "$PROG: tar failed" >&2
 	exit 3
@@ -311,16 +377,40 @@ while [ "$i" -le "$nlogs" ]; do
 	case " $names " in *" $name "*) prefix=logs-$i ;; esac
 	names="$names $name"
 	list=$work/list
-	(cd "$parent" && find "$name" -type f ! -size +"${max_kb}"k -print0) > "$list"
+	# files (never links), under --max-file-mb, while the total stays under
+	# --max-total-mb; listed as the job's user sees them
+	(cd "$parent" && as_user find "$name" -type f ! -size +"${max_kb}"k -printf '%s %p\0' 2> /dev/null) |
+		tr '\0\n' '\n\0' > "$work/sized"
+	: > "$list"
+	while IFS= read -r rec; do
+		kb=$(((${rec%% *} + 1023) / 1024))
+		f=$(printf '%s' "${rec#* }" | tr '\0' '\n')
+		if [ "$kb" -gt "$left_kb" ]; then
+			note "skipped $parent/$f: over --max-total-mb $max_total_mb"
+			continue
+		fi
+		left_kb=$((left_kb - kb))
+		printf '%s\0' "$f" >> "$list"
+	done < "$work/sized"
+	# the job's user reads the files; root writes the staging archive
+	# (a file the user cannot read is left out by its tar, which goes on: exit 2)
+	part() {
+		as_user tar -cf - -C "$parent" --null -T - "$@" < "$list" > "$work/part.tar" 2> "$work/tar.err"
+		prc=$?
+		sed -n 's/^tar: \(.*\): Cannot open: \(.*\)$/skipped \1: \2 (as the job'"'"'s user)/p' "$work/tar.err" |
+			while IFS= read -r line; do note "$line"; done
+		[ "$prc" -le 2 ] && [ -s "$work/part.tar" ]
+	}
 	case $tar_kind in
-	gnu) tar -rf "$tarball" -C "$parent" --null -T "$list" --transform "s|^|$host/$prefix/|" ;;
-	bsd) tar -rf "$tarball" -C "$parent" --null -T "$list" -s "|^|$host/$prefix/|" ;;
+	gnu) part --transform "s|^|$host/$prefix/|" && tar -Af "$tarball" "$work/part.tar" ;;
+	bsd) part -s "|^|$host/$prefix/|" && tar -rf "$tarball" "@$work/part.tar" ;;
 	*)
-		# no tar that renames members: copy, then add the copy
-		# shellcheck disable=SC2016 # $0 and $f are the inner shell's
+		# no tar that renames members: copy (read as the job's user), then add the copy
 		mkdir -p "$work/copy/$host/$prefix" &&
-			(cd "$parent" && xargs -0 sh -c 'for f; do mkdir -p "$0/$(dirname "$f")" && cp -p "$f" "$0/$f"; done' \
-				"$work/copy/$host/$prefix" < "$list") &&
+			(cd "$parent" && tr '\0' '\n' < "$list" | while IFS= read -r f; do
+				mkdir -p "$work/copy/$host/$prefix/$(dirname "$f")" &&
+					as_user cat -- "$f" > "$work/copy/$host/$prefix/$f"
+			done) &&
 			tar -rf "$tarball" -C "$work/copy" "$host/$prefix" && rm -rf "$work/copy"
 		;;
 	esac
@@ -332,9 +422,16 @@ while [ "$i" -le "$nlogs" ]; do
 	fi
 	i=$((i + 1))
 done
+mv "$manifest" "$stage/collect.txt" && (cd "$work" && tar -rf "$tarball" "$host/collect.txt") || exit 3
 
 out=$outdir/$host.tar.gz
-if ! gzip -c "$tarball" > "$out.tmp.$$" || ! mv "$out.tmp.$$" "$out"; then
+rm -f "$work/part.tar"
+mode=600
+if [ -n "$group" ]; then
+	mode=640
+fi
+if ! gzip -c "$tarball" > "$out.tmp.$$" || { [ -n "$group" ] && ! chgrp "$group" "$out.tmp.$$"; } ||
+	! chmod "$mode" "$out.tmp.$$" || ! mv "$out.tmp.$$" "$out"; then
 	rm -f "$out.tmp.$$"
 	echo "$PROG: cannot write $out" >&2
 	exit 3

@@ -61,6 +61,12 @@ set --
 
 out=$INCIDENTS/$job
 mkdir -p "$out" 2> /dev/null || exit 0
+# the job's files are read as the job's user, and only the flight-recorder
+# dumps that user wrote since the job started are taken (the collector gets
+# the start from scontrol); the tarball is readable by root only (add
+# --group GROUP for a team that triages)
+user=${SLURM_JOB_USER:-}
+[ -n "$user" ] || exit 0
 # never fail the epilog (a failing epilog drains the node): log and go on
-"$COLLECT" -q --job "$job" -o "$out" --timeout 30 "$@" > /dev/null 2>> "$out/collect-errors.log" || true
+"$COLLECT" -q --job "$job" --user "$user" -o "$out" --timeout 30 "$@" > /dev/null 2>> "$out/collect-errors.log" || true
 exit 0

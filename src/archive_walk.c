@@ -33,10 +33,11 @@ long member_read(struct member_stream *ms, void *buf, size_t n)
 		return (long)k;
 	}
 	if (ms->eof)
-		return 0;
+		return ms->failed ? -1 : 0;
 	long r = ms->read_impl(ms, buf, n);
 	if (r <= 0) {
 		ms->eof = true;
+		ms->failed = r < 0;
 		return r;
 	}
 	ms->bytes += (uint64_t)r;
@@ -50,7 +51,10 @@ const unsigned char *member_peek(struct member_stream *ms, size_t *n)
 		while (ms->peek_len < sizeof(ms->peek) && !ms->eof) {
 			long r = ms->read_impl(ms, ms->peek + ms->peek_len, sizeof(ms->peek) - ms->peek_len);
 			if (r <= 0) {
+				/* a read error here is the member's, said once its
+				 * peeked bytes are read (member_read returns -1) */
 				ms->eof = true;
+				ms->failed = r < 0;
 				break;
 			}
 			ms->peek_len += (size_t)r;
@@ -82,6 +86,12 @@ bool member_is_container(const char *name, const unsigned char *h, size_t n)
 		return true; /* zip (or an empty one) */
 	if (n >= 262 && memcmp(h + 257, "ustar", 5) == 0)
 		return true; /* tar */
+	if (n >= 6 && memcmp(h, "7z\xbc\xaf\x27\x1c", 6) == 0)
+		return true; /* 7z */
+	if (n >= 6 && (memcmp(h, "070701", 6) == 0 || memcmp(h, "070702", 6) == 0 || memcmp(h, "070707", 6) == 0))
+		return true; /* cpio (newc, crc, odc) */
+	if (n >= 2 && ((h[0] == 0xc7 && h[1] == 0x71) || (h[0] == 0x71 && h[1] == 0xc7)))
+		return true; /* binary cpio */
 	if (n >= 512 && name && has_suffix_ci(name, ".tar")) {
 		size_t i = 0;
 		while (i < 512 && h[i] == 0)
@@ -154,8 +164,11 @@ static long ar_read(struct member_stream *ms, void *buf, size_t n)
 
 static enum member_type entry_type(struct archive_entry *e)
 {
+	/* a hard link that carries data (cpio puts it on the last link, pax
+	 * may give a link a body) is read as the file it is; one without data
+	 * names a member read before it */
 	if (archive_entry_hardlink(e))
-		return MT_HARDLINK;
+		return archive_entry_size_is_set(e) && archive_entry_size(e) == 0 ? MT_HARDLINK : MT_FILE;
 	switch (archive_entry_filetype(e)) {
 	case AE_IFREG:
 		return MT_FILE;
@@ -285,7 +298,14 @@ static struct archive *new_reader(void)
 {
 	struct archive *a = archive_read_new();
 	archive_read_support_filter_all(a);
-	archive_read_support_format_all(a);
+	/* only the archive formats meant to be read: with every format on,
+	 * mtree's reader bids on plain text (a host file, a log whose first
+	 * line is "#mtree") and turns its lines into empty members */
+	archive_read_support_format_tar(a);
+	archive_read_support_format_gnutar(a);
+	archive_read_support_format_cpio(a);
+	archive_read_support_format_zip(a);
+	archive_read_support_format_7zip(a);
 	archive_read_support_format_raw(a);
 	return a;
 }
@@ -428,6 +448,9 @@ static int walk_dir_rec(const char *root, const char *rel, const struct walk_lim
 						 .link_target = target};
 			stats->members++;
 			rc = sink->member(sink->ctx, &mi, &ms);
+		} else if (S_ISREG(st.st_mode) && lim->skip_ino && (uint64_t)st.st_ino == lim->skip_ino &&
+			   (uint64_t)st.st_dev == lim->skip_dev) {
+			/* the case being written, inside the input directory */
 		} else if (S_ISREG(st.st_mode)) {
 			rc = walk_one_file(full, sub, st.st_mtime, st.st_size, lim, sink, stats);
 		} else {

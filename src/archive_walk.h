@@ -35,6 +35,7 @@ struct member_stream {
 	unsigned char peek[4096];
 	size_t peek_len, peek_pos;
 	bool peeked, eof;
+	bool failed;            /* the read that ended the member failed (err says why) */
 };
 long member_read(struct member_stream *ms, void *buf, size_t n);
 /* Up to 4096 first bytes (fewer at the end of a short member). */
@@ -45,6 +46,9 @@ struct walk_limits {
 	uint64_t max_member_bytes;  /* one member */
 	double max_ratio;           /* uncompressed / compressed, checked past 256 MiB */
 	int max_depth;              /* nesting of archives in archives */
+	/* a file a directory walk passes by (the case being written, when it
+	 * is inside the input directory): device and inode, 0 for none */
+	uint64_t skip_dev, skip_ino;
 };
 void walk_default_limits(struct walk_limits *lim);
 

@@ -37,9 +37,41 @@ void db_exec(sqlite3 *db, const char *sql)
 	if (profile)
 		sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, profile_cb, NULL);
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		fprintf(stderr, NF_PROG ": fatal: SQL error: %s\n  in: %.200s\n", msg ? msg : "?", sql);
 		sqlite3_free(msg);
-		exit(NF_EXIT_INTERNAL);
+		db_fail(db, sql);
+	}
+}
+
+_Noreturn void db_fail(sqlite3 *db, const char *sql)
+{
+	int code = sqlite3_extended_errcode(db);
+	const char *path = sqlite3_db_filename(db, "main");
+	const char *what = sqlite3_errmsg(db);
+	if (!path || !*path)
+		path = "the case";
+	switch (code & 0xff) {
+	case SQLITE_FULL:
+		diag_error("%s: cannot write: the disk is full (%s); nothing was written under its name", path, what);
+		exit(NF_EXIT_WRITE);
+	case SQLITE_IOERR:
+		diag_error("%s: input/output error (%s); nothing was written under its name", path, what);
+		exit(NF_EXIT_WRITE);
+	case SQLITE_READONLY:
+		diag_error("%s: the case is read-only (%s): this command writes to it; copy it somewhere writable",
+			   path, what);
+		exit(NF_EXIT_NOTHING);
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		diag_error("%s: the case is damaged (%s); ingest the logs again", path, what);
+		exit(NF_EXIT_NOTHING);
+	case SQLITE_INTERRUPT:
+		diag_error("interrupted; no case written");
+		exit(130);
+	case SQLITE_CANTOPEN:
+		diag_error("%s: cannot open the case's files (%s)", path, what);
+		exit(NF_EXIT_NOTHING);
+	default:
+		die("SQL error: %s (in: %.300s)", what, sql ? sql : "?");
 	}
 }
 
@@ -47,7 +79,7 @@ sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		die("SQL prepare: %s\n  in: %.300s", sqlite3_errmsg(db), sql);
+		db_fail(db, sql);
 	return st;
 }
 
@@ -71,9 +103,27 @@ void db_step_done(sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		die("SQL step: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+		db_fail(sqlite3_db_handle(st), sqlite3_sql(st));
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
+}
+
+char *db_column_text_dup(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	if (!s)
+		return NULL;
+	size_t n = (size_t)sqlite3_column_bytes(st, i);
+	if (!memchr(s, '\0', n))
+		return xstrndup(s, n);
+	struct buf b = {0};
+	for (size_t k = 0; k < n; k++) {
+		if (s[k])
+			buf_putc(&b, s[k]);
+		else
+			buf_puts(&b, "\\0");
+	}
+	return b.data;
 }
 
 int64_t db_column_int_or(sqlite3_stmt *st, int i, int64_t def)
@@ -160,7 +210,7 @@ sqlite3 *case_open_or_say(const char *path, bool readonly)
 	struct errbuf err;
 	sqlite3 *db = case_open(path, readonly, &err);
 	if (!db)
-		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+		diag_error("%s", err.msg);
 	return db;
 }
 
@@ -169,7 +219,7 @@ void case_close(sqlite3 *db)
 	sqlite3_close(db);
 }
 
-static char *tmp_in_use;
+static const char *tmp_in_use;
 
 /* An exit in the middle of an ingest (die(), an internal error) leaves no
  * temporary file behind. */
@@ -184,28 +234,23 @@ const char *case_writer_tmp_path(void)
 	return tmp_in_use;
 }
 
+static int stop_on_signal(void *ctx)
+{
+	(void)ctx;
+	return nf_interrupted != 0;
+}
+
+void db_stop_on_signal(sqlite3 *db)
+{
+	sqlite3_progress_handler(db, 100000, stop_on_signal, NULL);
+}
+
 int case_writer_open(struct case_writer *w, const char *target, struct errbuf *err)
 {
 	memset(w, 0, sizeof(*w));
-	w->target = xstrdup(target);
-	const char *slash = strrchr(target, '/');
-	char *dir = slash ? xstrndup(target, (size_t)(slash - target)) : xstrdup(".");
-	if (!*dir) {
-		free(dir);
-		dir = xstrdup("/");
-	}
-	char *tmpl = xasprintf("%s/.%s.tmp-XXXXXX", dir, slash ? slash + 1 : target);
-	int fd = mkstemp(tmpl);
-	if (fd < 0) {
-		int rc = errbuf_set(err, "cannot write the case in %s: %s", dir, strerror(errno));
-		free(dir);
-		free(tmpl);
-		free(w->target);
-		return rc;
-	}
-	close(fd);
-	free(dir);
-	w->tmp_path = tmpl;
+	if (atomic_file_begin(&w->file, target, "the case", err) < 0)
+		return -1;
+	const char *tmpl = w->file.tmp;
 	static bool registered;
 	if (!registered) {
 		atexit(remove_tmp_at_exit);
@@ -280,21 +325,13 @@ int case_writer_commit(struct case_writer *w, struct errbuf *err)
 	finalize_all(w);
 	db_exec(w->db, "COMMIT");
 	if (sqlite3_close(w->db) != SQLITE_OK) {
-		int rc = errbuf_set(err, "%s: %s", w->tmp_path, sqlite3_errmsg(w->db));
+		int rc = errbuf_set(err, "%s: %s", w->file.tmp, sqlite3_errmsg(w->db));
 		case_writer_abort(w);
 		return rc;
 	}
 	w->db = NULL;
-	if (rename(w->tmp_path, w->target) != 0) {
-		int rc = errbuf_set(err, "cannot rename the case to %s: %s", w->target, strerror(errno));
-		case_writer_abort(w);
-		return rc;
-	}
 	tmp_in_use = NULL;
-	free(w->tmp_path);
-	free(w->target);
-	w->tmp_path = w->target = NULL;
-	return 0;
+	return atomic_file_commit(&w->file, err);
 }
 
 void case_writer_abort(struct case_writer *w)
@@ -304,12 +341,6 @@ void case_writer_abort(struct case_writer *w)
 		sqlite3_close(w->db);
 		w->db = NULL;
 	}
-	if (w->tmp_path) {
-		unlink(w->tmp_path);
-		tmp_in_use = NULL;
-		free(w->tmp_path);
-		w->tmp_path = NULL;
-	}
-	free(w->target);
-	w->target = NULL;
+	tmp_in_use = NULL;
+	atomic_file_abort(&w->file);
 }

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "atomic_file.h"
 #include "util.h"
 
 /* Opens an existing case (read-write unless readonly), registers the
@@ -24,6 +25,13 @@ void case_close(sqlite3 *db);
 
 /* Runs SQL with no result rows; dies on error (the SQL is ours). */
 void db_exec(sqlite3 *db, const char *sql);
+/* Ends the command after a failed statement, with what the user can act on:
+ * a full disk or an I/O error (exit 6), a read-only or damaged case (3);
+ * anything else is an internal error (4). */
+_Noreturn void db_fail(sqlite3 *db, const char *sql);
+/* From now on a statement on db stops when nf_interrupted is set (SIGINT,
+ * SIGTERM): db_fail then says so and exits 130. */
+void db_stop_on_signal(sqlite3 *db);
 sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql);
 /* Binds text that may be NULL (as SQL NULL). */
 void db_bind_text(sqlite3_stmt *st, int i, const char *s, int len);
@@ -32,6 +40,10 @@ void db_bind_int_or_null(sqlite3_stmt *st, int i, int64_t v, bool present);
 void db_step_done(sqlite3_stmt *st);
 /* Column i of the current row as an integer, def when it is NULL. */
 int64_t db_column_int_or(sqlite3_stmt *st, int i, int64_t def);
+/* A malloc'ed copy of a text column, NULL for SQL NULL; a NUL byte in the
+ * value (a line of a half-written file) is shown as the two characters \0,
+ * where a C string would end at it. */
+char *db_column_text_dup(sqlite3_stmt *st, int i);
 /* First column of the first row as an integer (def when no row / NULL). */
 int64_t db_int(sqlite3 *db, const char *sql, int64_t def);
 const char *db_meta_get(sqlite3 *db, const char *key, char *out, size_t n);
@@ -41,8 +53,7 @@ struct kind_summary;
 
 struct case_writer {
 	sqlite3 *db;
-	char *target;
-	char *tmp_path;
+	struct atomic_file file; /* the temporary case, renamed at commit */
 	sqlite3_stmt *ins_source, *upd_source, *ins_block, *ins_event, *ins_event_staged, *ins_console_nccl,
 	    *ins_rank_nccl, *ins_meta, *ins_fr_entry;
 	struct kind_summary *kinds; /* of the events written */

@@ -38,7 +38,7 @@ int cmd_grammar(int argc, char **argv)
 	struct grammar *g = grammar_new();
 	struct errbuf err;
 	if (grammar_load_default(g, dirs, ndirs, &err) < 0) {
-		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+		diag_error("%s", err.msg);
 		grammar_free(g);
 		return NF_EXIT_INPUT;
 	}

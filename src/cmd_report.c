@@ -1,12 +1,14 @@
 /* cmd_report.c: `ncclforensic report CASE.db [--format md|text|json|html]
  * [-o FILE] [--redact] [--width N]`: a report for an incident ticket, built
  * from the case only (same case, same bytes: no current time in it). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "case_db.h"
 #include "commands.h"
 #include "report_model.h"
@@ -51,16 +53,25 @@ static int term_width(bool to_file)
 }
 
 /* Writes what the report's buffer still holds to f (where the buffer
- * drained the rest as it grew) and closes it when it is a file. */
-static int write_out(FILE *f, const char *path, const struct buf *b)
+ * drained the rest as it grew); for a file (af), renames it into place once
+ * it is whole, or leaves the target as it was. */
+static int write_out(FILE *f, struct atomic_file *af, const struct buf *b)
 {
 	size_t n = b->len ? fwrite(b->data, 1, b->len, f) : 0;
-	int bad = n != b->len || fflush(f) != 0 || ferror(f);
-	if (path)
+	int bad = n != b->len || fflush(f) != 0 || ferror(f) || (b->drain && ferror(b->drain));
+	int why = errno;
+	if (af)
 		bad |= fclose(f) != 0;
 	if (bad) {
-		fprintf(stderr, NF_PROG ": cannot write %s\n", path ? path : "the report");
-		return NF_EXIT_INTERNAL;
+		diag_error("cannot write %s: %s", af ? af->target : "the report", why ? strerror(why) : "write error");
+		if (af)
+			atomic_file_abort(af);
+		return NF_EXIT_WRITE;
+	}
+	struct errbuf err;
+	if (af && atomic_file_commit(af, &err) < 0) {
+		diag_error("%s", err.msg);
+		return NF_EXIT_WRITE;
 	}
 	return NF_EXIT_OK;
 }
@@ -79,13 +90,13 @@ int cmd_report(int argc, char **argv)
 			return NF_EXIT_OK;
 		} else if ((strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0) && val) {
 			if (!parse_format(val, &fmt)) {
-				fprintf(stderr, NF_PROG " report: unknown format '%s'\n", val);
+				diag_error("report: unknown format '%s'", val);
 				return NF_EXIT_USAGE;
 			}
 			i++;
 		} else if (str_starts(a, "--format=")) {
 			if (!parse_format(a + 9, &fmt)) {
-				fprintf(stderr, NF_PROG " report: unknown format '%s'\n", a + 9);
+				diag_error("report: unknown format '%s'", a + 9);
 				return NF_EXIT_USAGE;
 			}
 		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
@@ -97,13 +108,13 @@ int cmd_report(int argc, char **argv)
 			char *end;
 			long w = strtol(val, &end, 10);
 			if (*end || w < 20 || w > 1000) {
-				fprintf(stderr, NF_PROG " report: --width wants a number from 20 to 1000\n");
+				diag_error("report: --width wants a number from 20 to 1000");
 				return NF_EXIT_USAGE;
 			}
 			width = (int)w;
 			i++;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, NF_PROG " report: unknown option '%s'\n", a);
+			diag_error("report: unknown option '%s'", a);
 			usage(stderr);
 			return NF_EXIT_USAGE;
 		} else if (!path) {
@@ -124,16 +135,26 @@ int cmd_report(int argc, char **argv)
 	o.timeline = fmt == FMT_HTML;
 	struct report_model m;
 	if (report_model_load(db, &o, &m, &err) != 0) {
-		fprintf(stderr, NF_PROG ": %s: %s\n", path, err.msg);
+		diag_error("%s: %s", path, err.msg);
 		case_close(db);
 		return NF_EXIT_NOTHING;
 	}
 	case_close(db);
-	FILE *f = output ? fopen(output, "wb") : stdout;
-	if (!f) {
-		perror(output);
-		report_model_free(&m);
-		return NF_EXIT_USAGE;
+	/* a file is written beside the target and renamed over it when whole:
+	 * never through a symlink there, never cut short under its name */
+	struct atomic_file af;
+	FILE *f = stdout;
+	if (output) {
+		int fd = -1;
+		if (atomic_file_begin(&af, output, "the report", &err) < 0 || (fd = dup(af.fd)) < 0 ||
+		    !(f = fdopen(fd, "wb"))) {
+			diag_error("%s", err.msg);
+			if (fd >= 0)
+				close(fd);
+			report_model_free(&m);
+			return NF_EXIT_WRITE;
+		}
+		atomic_file_default_mode(&af);
 	}
 	/* written as it is built (the text format trims what it wrote: whole) */
 	struct buf out = {.drain = fmt == FMT_TEXT ? NULL : f, .drain_at = REPORT_DRAIN_AT};
@@ -144,7 +165,8 @@ int cmd_report(int argc, char **argv)
 	case FMT_HTML: report_html(&m, &out); break;
 	}
 	report_model_free(&m);
-	int rc = write_out(f, output, &out);
+	errno = 0;
+	int rc = write_out(f, output ? &af : NULL, &out);
 	buf_free(&out);
 	return rc;
 }

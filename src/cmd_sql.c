@@ -7,6 +7,7 @@
 
 #include "case_db.h"
 #include "commands.h"
+#include "escape.h"
 #include "util.h"
 
 enum out_mode { OUT_TABLE, OUT_TSV, OUT_CSV, OUT_JSON };
@@ -15,24 +16,28 @@ static void usage(FILE *out)
 {
 	fprintf(out, "usage: " NF_PROG " sql CASE.db [QUERY] [--tsv|--csv|--json] [--header]\n"
 		     "  runs QUERY (or each line of standard input) and prints the rows;\n"
-		     "  the default output is an aligned table with a header.\n");
+		     "  the default output is an aligned table with a header. Control bytes\n"
+		     "  show as ? (a NUL as \\0) in every output but --json, which is exact;\n"
+		     "  --tsv writes \\ tab newline CR as \\\\ \\t \\n \\r, --csv puts a ' before\n"
+		     "  a text cell that starts with = + - @.\n");
 }
 
-static void print_csv_field(const char *s)
+/* Appends column c of the row as text for the table, TSV or CSV output:
+ * escaped so that nothing of a log acts on a terminal (escape.h); NULL is
+ * empty. */
+static void put_value(struct buf *b, sqlite3_stmt *st, int c, enum out_mode mode)
 {
-	if (!s)
+	const char *v = (const char *)sqlite3_column_text(st, c);
+	if (!v)
 		return;
-	if (strpbrk(s, ",\"\n\r")) {
-		putchar('"');
-		for (; *s; s++) {
-			if (*s == '"')
-				putchar('"');
-			putchar(*s);
-		}
-		putchar('"');
-	} else {
-		fputs(s, stdout);
-	}
+	size_t n = (size_t)sqlite3_column_bytes(st, c);
+	int type = sqlite3_column_type(st, c);
+	if (mode == OUT_CSV)
+		esc_csv(b, v, n, type == SQLITE_TEXT || type == SQLITE_BLOB);
+	else if (mode == OUT_TSV)
+		esc_tsv(b, v, n);
+	else
+		esc_term(b, v, n, 0);
 }
 
 static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool header)
@@ -41,7 +46,7 @@ static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool head
 	while (tail && *tail) {
 		sqlite3_stmt *st = NULL;
 		if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
-			fprintf(stderr, NF_PROG " sql: %s\n", sqlite3_errmsg(db));
+			diag_error("sql: %s", sqlite3_errmsg(db));
 			return NF_EXIT_USAGE;
 		}
 		if (!st)
@@ -52,12 +57,19 @@ static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool head
 		size_t nrows = 0, cap = 0;
 		int *width = xcalloc((size_t)ncol + 1, sizeof(int));
 		if (header && mode != OUT_TABLE && mode != OUT_JSON) {
+			struct buf b = {0};
 			for (int c = 0; c < ncol; c++) {
+				const char *name = sqlite3_column_name(st, c);
 				if (c)
-					putchar(mode == OUT_CSV ? ',' : '\t');
-				fputs(sqlite3_column_name(st, c), stdout);
+					buf_putc(&b, mode == OUT_CSV ? ',' : '\t');
+				if (mode == OUT_CSV)
+					esc_csv(&b, name, strlen(name), false);
+				else
+					esc_tsv(&b, name, strlen(name));
 			}
-			putchar('\n');
+			buf_putc(&b, '\n');
+			fwrite(b.data, 1, b.len, stdout);
+			buf_free(&b);
 		}
 		int rc;
 		bool first = true;
@@ -68,9 +80,11 @@ static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool head
 				xgrow(&rows, &cap, nrows + 1, sizeof(*rows));
 				rows[nrows] = xcalloc((size_t)ncol + 1, sizeof(char *));
 				for (int c = 0; c < ncol; c++) {
-					const char *v = (const char *)sqlite3_column_text(st, c);
-					rows[nrows][c] = v ? xstrdup(v) : NULL;
-					int w = v ? (int)strlen(v) : 0;
+					struct buf v = {0};
+					put_value(&v, st, c, mode);
+					buf_putc(&v, '\0');
+					rows[nrows][c] = v.data;
+					int w = (int)v.len - 1;
 					if (w > width[c])
 						width[c] = w;
 				}
@@ -105,28 +119,33 @@ static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool head
 				buf_free(&b);
 				first = false;
 			} else {
+				struct buf b = {0};
 				for (int c = 0; c < ncol; c++) {
 					if (c)
-						putchar(mode == OUT_CSV ? ',' : '\t');
-					const char *v = (const char *)sqlite3_column_text(st, c);
-					if (mode == OUT_CSV)
-						print_csv_field(v);
-					else if (v)
-						fputs(v, stdout);
+						buf_putc(&b, mode == OUT_CSV ? ',' : '\t');
+					put_value(&b, st, c, mode);
 				}
-				putchar('\n');
+				buf_putc(&b, '\n');
+				fwrite(b.data, 1, b.len, stdout);
+				buf_free(&b);
 			}
 		}
 		if (mode == OUT_JSON)
 			puts(first ? "]" : "\n]");
 		if (mode == OUT_TABLE && ncol > 0) {
+			char **names = xcalloc((size_t)ncol, sizeof(char *));
 			for (int c = 0; c < ncol; c++) {
-				int w = (int)strlen(sqlite3_column_name(st, c));
+				const char *name = sqlite3_column_name(st, c);
+				names[c] = esc_term_dup(name, strlen(name), 0);
+				int w = (int)strlen(names[c]);
 				if (w > width[c])
 					width[c] = w;
 			}
-			for (int c = 0; c < ncol; c++)
-				printf("%s%-*s", c ? "  " : "", c == ncol - 1 ? 0 : width[c], sqlite3_column_name(st, c));
+			for (int c = 0; c < ncol; c++) {
+				printf("%s%-*s", c ? "  " : "", c == ncol - 1 ? 0 : width[c], names[c]);
+				free(names[c]);
+			}
+			free(names);
 			putchar('\n');
 			for (int c = 0; c < ncol; c++) {
 				printf("%s", c ? "  " : "");
@@ -147,7 +166,7 @@ static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool head
 		free(rows);
 		free(width);
 		if (rc != SQLITE_DONE) {
-			fprintf(stderr, NF_PROG " sql: %s\n", sqlite3_errmsg(db));
+			diag_error("sql: %s", sqlite3_errmsg(db));
 			sqlite3_finalize(st);
 			return NF_EXIT_USAGE;
 		}

@@ -1,6 +1,8 @@
 /* flight_recorder.c: see flight_recorder.h. */
 #include "flight_recorder.h"
 
+#include "line_split.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,9 +51,8 @@ static bool first_config(const char *text, size_t n)
 
 struct counting_reader {
 	struct member_stream *ms;
-	long newlines;
+	struct line_counter lines; /* a pickle's "lines", counted as text's would be */
 	uint64_t bytes;
-	char last;
 };
 
 static long counting_read(void *ctx, void *buf, size_t n)
@@ -59,13 +60,8 @@ static long counting_read(void *ctx, void *buf, size_t n)
 	struct counting_reader *cr = ctx;
 	long r = member_read(cr->ms, buf, n);
 	if (r > 0) {
-		const char *p = buf, *end = p + r;
-		while ((p = memchr(p, '\n', (size_t)(end - p)))) {
-			cr->newlines++;
-			p++;
-		}
+		line_counter_feed(&cr->lines, buf, (size_t)r);
 		cr->bytes += (uint64_t)r;
-		cr->last = ((const char *)buf)[r - 1];
 	}
 	return r;
 }
@@ -186,16 +182,18 @@ static bool numel_of(const struct pk_value *sizes, int64_t *out)
 {
 	if (!sizes || (pk_type(sizes) != PK_LIST && pk_type(sizes) != PK_TUPLE))
 		return false;
+	/* a crafted dump's sizes may overflow 64 bits: then there is no numel */
 	int64_t total = 0;
 	for (size_t t = 0; t < pk_len(sizes); t++) {
 		const struct pk_value *dims = pk_item(sizes, t);
 		int64_t prod = 1;
 		for (size_t k = 0; k < pk_len(dims); k++) {
 			int64_t d;
-			if (pk_int(pk_item(dims, k), &d))
-				prod *= d;
+			if (pk_int(pk_item(dims, k), &d) && __builtin_mul_overflow(prod, d, &prod))
+				return false;
 		}
-		total += prod;
+		if (__builtin_add_overflow(total, prod, &total))
+			return false;
 	}
 	*out = total;
 	return true;
@@ -455,16 +453,19 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	      long *lines, uint64_t *bytes, struct errbuf *err)
 {
 	(void)path;
-	struct counting_reader cr = {.ms = ms, .last = '\n'};
+	struct counting_reader cr = {.ms = ms};
 	struct pk_limits lim;
 	pk_default_limits(&lim);
 	/* a dump holds a bounded ring of entries (2,000 by default, ~30 values
 	 * each): these limits leave room for 100x that and bound memory */
 	lim.max_input_bytes = 128 << 20;
 	lim.max_values = 4000000;
+	/* what the case keeps of a dump is its JSON: a dump may expand to no
+	 * more than its input limit twice over */
+	lim.max_expanded_bytes = (size_t)256 << 20;
 	struct pk_doc *doc = pickle_read(counting_read, &cr, &lim, err);
 	drain(&cr);
-	*lines = cr.newlines + (cr.bytes && cr.last != '\n' ? 1 : 0);
+	*lines = line_counter_total(&cr.lines);
 	*bytes = cr.bytes;
 	if (!doc)
 		return -1;

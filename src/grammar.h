@@ -38,10 +38,15 @@ struct grammar_match {
 	struct match_field fields[GRAMMAR_MAX_FIELDS];
 };
 
-/* Limits on each regex match (catastrophic patterns end with an error). */
+/* Limits on each regex match (catastrophic patterns end with an error), and
+ * the budget of a rule: a match that needs more than costly_steps of PCRE2's
+ * match steps is costly (tried again up to match_limit, so the result does
+ * not change); a rule costly on GRAMMAR_COSTLY_AFTER lines is disabled.
+ * Counted in steps, not in time: the case does not depend on the machine. */
 struct grammar_limits {
 	unsigned match_limit;
 	unsigned depth_limit;
+	unsigned costly_steps;
 };
 
 struct grammar *grammar_new(void);
@@ -69,10 +74,18 @@ long grammar_limit_hits(const struct grammar *g);
 /* A rule whose regex gave up at a PCRE2 limit GRAMMAR_DISABLE_AFTER times is
  * no longer tried (a catastrophic pattern must not stall the ingest). */
 #define GRAMMAR_DISABLE_AFTER 8
+/* A rule costly (see grammar_limits) on this many lines is no longer tried. */
+#define GRAMMAR_COSTLY_AFTER 256
 /* The rule whose regex gave up at a limit during the last grammar_match()
  * calls, or NULL; clears it. *disabled (if not NULL) tells whether the rule
  * has just been disabled. */
 const struct rule *grammar_take_limit_hit(const struct grammar *g, bool *disabled);
+/* The rule disabled for its cost during the last grammar_match() calls, or
+ * NULL; clears it. */
+const struct rule *grammar_take_costly(const struct grammar *g);
+/* Lines on which some rule was costly, over the ingest. */
+long grammar_costly_lines(const struct grammar *g);
+unsigned grammar_costly_steps(const struct grammar *g);
 
 size_t grammar_rule_count(const struct grammar *g);
 const struct rule *grammar_rule(const struct grammar *g, size_t i);

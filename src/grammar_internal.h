@@ -36,7 +36,8 @@ struct rule {
 	struct rule_sample *samples;
 	size_t nsamples, samples_cap;
 	long limit_hits;    /* matches that gave up at a PCRE2 limit */
-	bool disabled;      /* gave up too often: no longer tried */
+	long costly;        /* matches over the costly_steps budget */
+	bool disabled;      /* gave up or cost too often: no longer tried */
 };
 
 /* A dispatch list: candidate rules for one family and one first byte. */
@@ -51,6 +52,9 @@ struct grammar {
 	struct rule_list dispatch[FAM_COUNT][256];
 	pcre2_match_data *md;
 	pcre2_match_context *mctx;
+	pcre2_match_context *mctx_cheap; /* limited to costly_steps */
+	long costly_lines;
+	const struct rule *last_costly_disabled; /* see grammar_take_costly() */
 	struct grammar_limits limits;
 	long limit_hits;
 	const struct rule *last_limit_rule; /* see grammar_take_limit_hit() */

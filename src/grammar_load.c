@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@ struct grammar *grammar_new(void)
 	struct grammar *g = xcalloc(1, sizeof(*g));
 	g->limits.match_limit = 1000000;
 	g->limits.depth_limit = 10000;
+	g->limits.costly_steps = 100000;
 	return g;
 }
 
@@ -60,6 +63,8 @@ void grammar_free(struct grammar *g)
 		pcre2_match_data_free(g->md);
 	if (g->mctx)
 		pcre2_match_context_free(g->mctx);
+	if (g->mctx_cheap)
+		pcre2_match_context_free(g->mctx_cheap);
 	free(g);
 }
 
@@ -148,11 +153,41 @@ static void split_kv(char *s, char **key, char **val)
 		s[--n] = '\0';
 }
 
+/* A grammar file is read only when it is a regular file of a sane size: a
+ * .rules that is /dev/zero would be read until memory runs out, a FIFO
+ * would block forever. */
+#define GRAMMAR_FILE_MAX ((off_t)4 << 20)
+
+static FILE *open_rules(const char *path, struct errbuf *err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		errbuf_set(err, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	const char *bad = NULL;
+	if (fstat(fd, &st) != 0)
+		bad = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		bad = "not a regular file (a device, a FIFO or a directory): not read";
+	else if (st.st_size > GRAMMAR_FILE_MAX)
+		bad = "larger than 4 MiB: not a grammar file";
+	FILE *f = bad ? NULL : fdopen(fd, "r");
+	if (!f) {
+		errbuf_set(err, "%s: %s", path, bad ? bad : strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return f;
+}
+
 int grammar_load_file(struct grammar *g, const char *path, struct errbuf *err)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = open_rules(path, err);
 	if (!f)
-		return errbuf_set(err, "%s: %s", path, strerror(errno));
+		return -1;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;

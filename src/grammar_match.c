@@ -224,14 +224,22 @@ void grammar_finish(struct grammar *g)
 		g->mctx = pcre2_match_context_create(NULL);
 		pcre2_set_match_limit(g->mctx, g->limits.match_limit);
 		pcre2_set_depth_limit(g->mctx, g->limits.depth_limit);
+		g->mctx_cheap = pcre2_match_context_create(NULL);
+		pcre2_set_match_limit(g->mctx_cheap, g->limits.costly_steps);
+		pcre2_set_depth_limit(g->mctx_cheap, g->limits.depth_limit);
 	}
 	g->finished = true;
 }
 
 static bool regex_match(struct grammar *g, const struct rule_regex *rx, const char *s, size_t n,
-			struct grammar_match *m)
+			struct grammar_match *m, bool *costly)
 {
-	int rc = pcre2_match(rx->code, (PCRE2_SPTR)s, n, 0, 0, g->md, g->mctx);
+	/* first within the cheap budget; past it, the match is costly and run
+	 * again with the whole limit (so the result is the same either way) */
+	int rc = pcre2_match(rx->code, (PCRE2_SPTR)s, n, 0, 0, g->md, g->mctx_cheap);
+	*costly = rc == PCRE2_ERROR_MATCHLIMIT;
+	if (*costly)
+		rc = pcre2_match(rx->code, (PCRE2_SPTR)s, n, 0, 0, g->md, g->mctx);
 	if (rc < 0) {
 		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
 		    rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
@@ -275,7 +283,17 @@ bool grammar_match(const struct grammar *g_const, const struct line_parts *lp, s
 			continue;
 		for (size_t k = 0; k < r->nregex; k++) {
 			long hits = g->limit_hits;
-			if (regex_match(g, &r->regex[k], msg, n, m)) {
+			bool costly;
+			bool ok = regex_match(g, &r->regex[k], msg, n, m, &costly);
+			if (costly) {
+				struct rule *rw = (struct rule *)r;
+				g->costly_lines++;
+				if (++rw->costly >= GRAMMAR_COSTLY_AFTER) {
+					rw->disabled = true;
+					g->last_costly_disabled = r;
+				}
+			}
+			if (ok) {
 				m->rule = r;
 				return true;
 			}
@@ -291,6 +309,24 @@ bool grammar_match(const struct grammar *g_const, const struct line_parts *lp, s
 		}
 	}
 	return false;
+}
+
+const struct rule *grammar_take_costly(const struct grammar *g_const)
+{
+	struct grammar *g = (struct grammar *)g_const;
+	const struct rule *r = g->last_costly_disabled;
+	g->last_costly_disabled = NULL;
+	return r;
+}
+
+unsigned grammar_costly_steps(const struct grammar *g)
+{
+	return g->limits.costly_steps;
+}
+
+long grammar_costly_lines(const struct grammar *g)
+{
+	return g->costly_lines;
 }
 
 long grammar_limit_hits(const struct grammar *g)

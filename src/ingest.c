@@ -6,7 +6,9 @@
 
 #include <malloc.h>
 #include <pthread.h>
+#include <errno.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +118,9 @@ struct tail {
 	struct kept *slots;
 };
 
-static volatile sig_atomic_t interrupted;
+/* set by SIGINT/SIGTERM (util.h: nf_interrupted, which SQLite's progress
+ * handler also reads, so that a long statement stops too) */
+#define interrupted nf_interrupted
 
 /* NF_TIMINGS=1 in the environment: the time of each phase on stderr (for
  * bench/run.sh and profiling; not part of the interface). */
@@ -1047,6 +1051,13 @@ static bool match_line(struct member_ctx *m, const struct line_parts *lp, long l
 			   "line kept%s", rule_name(gave_up), rule_file(gave_up), rule_line(gave_up),
 			   rule_disabled ? "; rule disabled for the rest of this ingest" : "");
 	}
+	const struct rule *costly = grammar_take_costly(in->g);
+	if (costly) {
+		in->sum->input_errors++;
+		diag_input(m->path, line_no, "rule %s (%s:%d): its regex needed more than %u match steps on %d lines; "
+			   "rule disabled for the rest of this ingest (lines kept)", rule_name(costly), rule_file(costly),
+			   rule_line(costly), grammar_costly_steps(in->g), GRAMMAR_COSTLY_AFTER);
+	}
 	return matched;
 }
 
@@ -1241,31 +1252,28 @@ static void update_source(struct ingest *in, int64_t id, const struct source_upd
 	in->sum->truncated_lines += (uint64_t)u->truncated;
 }
 
-/* Counts the lines of a member we do not store (binary): '\n' bytes, plus
- * one for a last line without a line break. */
+/* Counts the lines of a member we do not store (binary) as the splitter
+ * would: "\n", "\r\n" and "\r" each end one, and a last line without a
+ * line break counts. */
 static long count_lines_rest(struct member_stream *ms, uint64_t *bytes, struct errbuf *err)
 {
 	static char buf[1 << 16];
-	long lines = 0;
-	char last = '\n';
+	struct line_counter lc = {0};
 	long r;
 	while ((r = member_read(ms, buf, sizeof(buf))) > 0) {
-		for (const char *p = buf, *end = buf + r; (p = memchr(p, '\n', (size_t)(end - p))); p++)
-			lines++;
-		last = buf[r - 1];
+		line_counter_feed(&lc, buf, (size_t)r);
 		*bytes += (uint64_t)r;
 	}
 	if (r < 0)
 		errbuf_set(err, "%s", ms->err.msg);
-	if (last != '\n')
-		lines++;
-	return lines;
+	return line_counter_total(&lc);
 }
 
 static void report_error(void *ctx, const char *path, const char *msg)
 {
 	struct ingest *in = ctx;
 	in->sum->input_errors++;
+	in->sum->input_cut = true;
 	diag_input(path, 0, "%s", msg);
 }
 
@@ -1289,7 +1297,10 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 	if (r < 0) {
 		error = ms->err.msg;
 		in->sum->input_errors++;
-		diag_input(mi->path, sp.line_no + 1, "%s (lines before it are kept)", error);
+		if (bytes == 0)
+			diag_input(mi->path, 0, "%s (nothing of the member could be read)", error);
+		else
+			diag_input(mi->path, sp.line_no + 1, "%s (lines before it are kept)", error);
 	}
 	splitter_finish(&sp, on_line, m);
 	flush_block(m);
@@ -1469,6 +1480,8 @@ static void write_meta(struct ingest *in)
 	db_meta_set(in->w.db, "input_errors", v);
 	snprintf(v, sizeof(v), "%ld", grammar_limit_hits(in->g));
 	db_meta_set(in->w.db, "regex_limit_hits", v);
+	snprintf(v, sizeof(v), "%ld", grammar_costly_lines(in->g));
+	db_meta_set(in->w.db, "regex_costly_matches", v);
 	snprintf(v, sizeof(v), "%zu", grammar_rule_count(in->g));
 	db_meta_set(in->w.db, "grammar_rules", v);
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)in->sum->events_not_kept);
@@ -1643,7 +1656,7 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	sigaction(SIGTERM, &sa, &old_term);
 	in.g = grammar_new();
 	if (grammar_load_default(in.g, o->grammar_dirs, o->n_grammar_dirs, &err) < 0) {
-		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+		diag_error("%s", err.msg);
 		grammar_free(in.g);
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
@@ -1652,12 +1665,26 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	int bad = grammar_selftest(in.g, NULL, NULL);
 	if (bad)
 		diag_warn("warning: %d grammar sample(s) fail their self-test; run '" NF_PROG " grammar test'", bad);
-	if (case_writer_open(&in.w, o->output, &err) < 0) {
-		fprintf(stderr, NF_PROG ": %s\n", err.msg);
+	struct stat in_st;
+	if (stat(o->input, &in_st) < 0) {
+		/* said before the output is tried: a missing input is not an output problem */
+		diag_error("%s: %s", o->input, strerror(errno));
 		grammar_free(in.g);
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		return NF_EXIT_NOTHING;
+	}
+	if (case_writer_open(&in.w, o->output, &err) < 0) {
+		diag_error("%s", err.msg);
+		grammar_free(in.g);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		return NF_EXIT_NOTHING;
+	}
+	struct stat tmp_st;
+	if (fstat(in.w.file.fd, &tmp_st) == 0) {
+		in.limits.skip_dev = (uint64_t)tmp_st.st_dev;
+		in.limits.skip_ino = (uint64_t)tmp_st.st_ino;
 	}
 
 	const char *tm = getenv("NF_TIMINGS");
@@ -1683,24 +1710,26 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	int exit_code = NF_EXIT_OK;
 	if (rc < 0 && in.stats.members == 0) {
 		if (err.msg[0])
-			fprintf(stderr, NF_PROG ": %s\n", err.msg);
+			diag_error("%s", err.msg);
 		else
-			fprintf(stderr, NF_PROG ": %s: nothing could be read\n", o->input);
+			diag_error("%s: nothing could be read", o->input);
 		exit_code = NF_EXIT_NOTHING;
 	} else if (in.stats.members == 0 && !interrupted) {
-		fprintf(stderr, NF_PROG ": %s: no members (an empty archive or directory): nothing to ingest\n",
+		diag_error("%s: no members (an empty archive or directory): nothing to ingest",
 			o->input);
 		exit_code = NF_EXIT_NOTHING;
 	}
 	if (in.stats.limit_hit) {
-		fprintf(stderr, NF_PROG ": %s: %s; the members read so far are kept\n", o->input, in.stats.limit_msg);
+		diag_error("%s: %s; the members read so far are kept", o->input, in.stats.limit_msg);
 		sum->input_errors++;
 	}
 	if (interrupted) {
-		fprintf(stderr, NF_PROG ": interrupted; no case written\n");
+		diag_error("interrupted; no case written");
 		case_writer_abort(&in.w);
 		exit_code = 130;
 	} else if (exit_code == NF_EXIT_OK) {
+		/* from here one thread: a signal stops a long statement at once */
+		db_stop_on_signal(in.w.db);
 		merge_console_events(&in);
 		event_keys_write(in.w.keys, in.w.db);
 		write_meta(&in);
@@ -1710,13 +1739,27 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		db_exec(in.w.db, case_schema_index_sql);
 		kind_summary_write(in.w.kinds, in.w.db);
 		phase_done("attribution");
+		/* nothing recognised: no event, no dump, no member that its name
+		 * or content makes a log (a rank's, a launcher's, the kernel's),
+		 * and no text with times in it or named like a log (a plain-text
+		 * training log is read; /etc/passwd or an empty file is not) */
+		sum->unrecognised = db_int(in.w.db,
+					   "SELECT NOT EXISTS (SELECT 1 FROM events) AND NOT EXISTS (SELECT 1 FROM sources "
+					   "WHERE kind NOT IN ('text', 'binary', 'empty', 'link', 'archive', 'other') "
+					   "OR (kind = 'text' AND (first_time_us IS NOT NULL OR lower(path) GLOB '*.log' "
+					   "OR lower(path) GLOB '*.out' OR lower(path) GLOB '*.err' OR lower(path) GLOB '*.txt' "
+					   "OR lower(path) GLOB '*std*' OR lower(path) GLOB '*log*')))", 0) != 0;
+		db_meta_set(in.w.db, "recognised", sum->unrecognised ? "0" : "1");
+		sum->input_cut = sum->input_cut || in.stats.limit_hit ||
+				 db_int(in.w.db, "SELECT EXISTS (SELECT 1 FROM sources WHERE error IS NOT NULL "
+						 "AND kind <> 'link')", 0) != 0;
 		if (o->analyze) {
 			analysis_run(in.w.db);
 			phase_done("analysis");
 		}
 		if (interrupted) {
 			/* a signal during attribution or analysis: still no case */
-			fprintf(stderr, NF_PROG ": interrupted; no case written\n");
+			diag_error("interrupted; no case written");
 			case_writer_abort(&in.w);
 			exit_code = 130;
 			goto done;
@@ -1724,7 +1767,7 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		int crc = case_writer_commit(&in.w, &err);
 		phase_done("commit");
 		if (crc < 0) {
-			fprintf(stderr, NF_PROG ": %s\n", err.msg);
+			diag_error("%s", err.msg);
 			exit_code = NF_EXIT_NOTHING;
 		} else if (sum->input_errors) {
 			exit_code = NF_EXIT_INPUT;

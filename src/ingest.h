@@ -11,6 +11,11 @@
 #include "archive_walk.h"
 #include "timestamp.h"
 
+/* The longest line a case stores: a line is read back as one SQLite value,
+ * whose limit is 10^9 bytes, from a block that holds it and at most the
+ * block size more. */
+#define INGEST_MAX_LINE_CAP (256u << 20)
+
 struct ingest_opts {
 	const char *input;
 	const char *output;
@@ -33,6 +38,8 @@ struct ingest_summary {
 	uint64_t nccl_lines_copied; /* per-rank files' NCCL lines a console copied: never matched */
 	long input_errors;
 	bool limit_hit;
+	bool unrecognised;  /* no event, no dump, no member known as a log by its name: nothing read */
+	bool input_cut;     /* some input could not be read: a damaged or cut container, a read error, a limit */
 };
 
 /* A record that becomes one row of `events`. */

@@ -95,3 +95,26 @@ void splitter_finish(struct line_splitter *s, line_fn fn, void *ctx)
 	}
 	s->after_cr = false;
 }
+
+void line_counter_feed(struct line_counter *c, const char *data, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char ch = data[i];
+		if (ch == '\n' && c->after_cr) {
+			c->after_cr = false; /* the LF of a CRLF: the same line end */
+			continue;
+		}
+		c->after_cr = ch == '\r';
+		if (ch == '\n' || ch == '\r') {
+			c->lines++;
+			c->open = false;
+		} else {
+			c->open = true;
+		}
+	}
+}
+
+long line_counter_total(const struct line_counter *c)
+{
+	return c->lines + (c->open ? 1 : 0);
+}

@@ -31,4 +31,15 @@ void splitter_feed(struct line_splitter *s, const char *data, size_t n, line_fn 
 void splitter_finish(struct line_splitter *s, line_fn fn, void *ctx);
 void splitter_free(struct line_splitter *s);
 
+/* Counts lines by the same rules without keeping them (binary members,
+ * pickles: their lines are counted, not stored). */
+struct line_counter {
+	long lines;    /* line ends seen */
+	bool open;     /* bytes after the last line end */
+	bool after_cr; /* the last line end was a '\r' */
+};
+void line_counter_feed(struct line_counter *c, const char *data, size_t n);
+/* The lines, with a last one that has no line break. */
+long line_counter_total(const struct line_counter *c);
+
 #endif

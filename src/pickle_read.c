@@ -36,6 +36,9 @@ struct pk_value {
 	uint8_t type;    /* enum pk_type */
 	uint8_t flags;   /* PKF_* */
 	uint32_t height; /* containers: 1 + height of the deepest item; else 0 */
+	/* containers: bytes the value takes once every memo reference in it is
+	 * copied out (what a reader walking the tree sees), saturating */
+	uint64_t expanded;
 	size_t len;      /* items (list, tuple), pairs (dict), bytes (str, bytes) */
 	size_t cap;      /* pointer slots allocated in u.items */
 	union {
@@ -86,8 +89,10 @@ static struct pk_value *arena_value(struct pk_doc *d, enum pk_type t)
 	struct pk_value *v = &c->v[c->used++];
 	memset(v, 0, sizeof(*v));
 	v->type = (uint8_t)t;
-	if (is_container(v))
+	if (is_container(v)) {
 		v->height = 1;
+		v->expanded = 16;
+	}
 	return v;
 }
 
@@ -524,11 +529,28 @@ static int check_target(struct parser *p, struct pk_value *c, enum pk_type t, bo
 	return 0;
 }
 
+/* Bytes a value stands for when walked: a slot, its text, its items. */
+static uint64_t expanded_size(const struct pk_value *v)
+{
+	if (is_container(v))
+		return v->expanded;
+	return 16 + (v->type == PK_STR || v->type == PK_BYTES ? (uint64_t)v->len : 0);
+}
+
 /* Accounts for x becoming an item of c. */
 static int adopt(struct parser *p, struct pk_value *c, struct pk_value *x)
 {
 	if (x == c)
 		return fail(p, "a container stored inside itself (recursive structure) is not supported");
+	/* a value stored once in the memo and referenced many times (a list of
+	 * the same list, nested) is small in the pickle and huge once read:
+	 * counted as it expands. A stored container never changes again, so
+	 * its size is final when it is adopted. */
+	uint64_t add = expanded_size(x);
+	c->expanded = c->expanded > UINT64_MAX - add ? UINT64_MAX : c->expanded + add;
+	if (c->expanded > p->lim.max_expanded_bytes)
+		return fail(p, "values shared through the memo expand beyond the limit of %zu bytes "
+			       "(a pickle bomb?)", p->lim.max_expanded_bytes);
 	if (is_container(x)) {
 		x->flags |= PKF_STORED;
 		if ((size_t)x->height + 1 > p->lim.max_depth)
@@ -1258,6 +1280,7 @@ void pk_default_limits(struct pk_limits *lim)
 	lim->max_depth = 64;
 	lim->max_values = 50u * 1000 * 1000;
 	lim->max_string_bytes = (size_t)64 << 20;
+	lim->max_expanded_bytes = (size_t)1 << 30;
 }
 
 static struct pk_doc *parse(pk_read_fn read, void *ctx, bool have_total, size_t total,
@@ -1275,6 +1298,8 @@ static struct pk_doc *parse(pk_read_fn read, void *ctx, bool have_total, size_t 
 			p.lim.max_values = lim->max_values;
 		if (lim->max_string_bytes)
 			p.lim.max_string_bytes = lim->max_string_bytes;
+		if (lim->max_expanded_bytes)
+			p.lim.max_expanded_bytes = lim->max_expanded_bytes;
 	}
 	if (p.lim.max_depth > UINT32_MAX - 1)
 		p.lim.max_depth = UINT32_MAX - 1;

@@ -76,9 +76,10 @@ struct pk_limits {
 	size_t max_depth;        /* container nesting in the tree and open MARKs */
 	size_t max_values;       /* values pushed: new values, memo GETs, DUPs */
 	size_t max_string_bytes; /* one str/bytes value (and one text line) */
+	size_t max_expanded_bytes; /* one container once its memo references are copied out */
 };
 
-/* 256 MiB input, depth 64, 50 M values, 64 MiB string. */
+/* 256 MiB input, depth 64, 50 M values, 64 MiB string, 1 GiB expanded. */
 void pk_default_limits(struct pk_limits *lim);
 
 /* Parses one pickle. lim may be NULL (defaults); a zero field means its

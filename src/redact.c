@@ -18,7 +18,21 @@ struct amap {
 	size_t n, ncap;
 	uint32_t *slots;
 	size_t cap;
+	bool nocase; /* keys compare without case (host names: GPU-NODE02 is gpu-node02) */
 };
+
+/* FNV-1a of the key, lowercased when the map ignores case. */
+static size_t amap_hash(const struct amap *m, const char *k, size_t n)
+{
+	if (!m->nocase)
+		return hash_mem(k, n);
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)tolower((unsigned char)k[i]);
+		h *= 1099511628211ull;
+	}
+	return (size_t)h;
+}
 
 struct redact {
 	struct amap hosts, ips, paths, pids;
@@ -29,12 +43,12 @@ static const char *amap_get(const struct amap *m, const char *k, size_t n)
 {
 	if (!m->cap)
 		return NULL;
-	for (size_t i = hash_mem(k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+	for (size_t i = amap_hash(m, k, n) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
 		uint32_t s = m->slots[i];
 		if (!s)
 			return NULL;
 		const char *key = m->keys[s - 1];
-		if (strlen(key) == n && memcmp(key, k, n) == 0)
+		if (strlen(key) == n && (m->nocase ? strncasecmp(key, k, n) : memcmp(key, k, n)) == 0)
 			return m->vals[s - 1];
 	}
 }
@@ -42,7 +56,7 @@ static const char *amap_get(const struct amap *m, const char *k, size_t n)
 static void amap_slot(struct amap *m, size_t idx)
 {
 	const char *k = m->keys[idx];
-	size_t i = hash_str(k) & (m->cap - 1);
+	size_t i = amap_hash(m, k, strlen(k)) & (m->cap - 1);
 	while (m->slots[i])
 		i = (i + 1) & (m->cap - 1);
 	m->slots[i] = (uint32_t)idx + 1;
@@ -80,7 +94,9 @@ static void amap_free(struct amap *m)
 
 struct redact *redact_new(void)
 {
-	return xcalloc(1, sizeof(struct redact));
+	struct redact *r = xcalloc(1, sizeof(struct redact));
+	r->hosts.nocase = true;
+	return r;
 }
 
 void redact_free(struct redact *r)

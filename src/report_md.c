@@ -11,7 +11,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "escape.h"
 #include "report_bandwidth.h"
 #include "report_model.h"
 
@@ -198,7 +200,7 @@ static void what_happened(struct rcomp *c)
 		buf_puts(&c->b, ") timed out, failed or exited");
 		if (last_ms != RM_NONE && last_ms > 0) {
 			buf_puts(&c->b, " over ");
-			rm_fmt_duration(&c->b, last_ms * 1000);
+			rm_fmt_duration(&c->b, i64_mul_sat(last_ms, 1000));
 		}
 		buf_puts(&c->b, " (see the cascade).");
 	}
@@ -560,34 +562,114 @@ static void md_block(struct md *w)
 	w->in_list = false;
 }
 
-/* Inline text: markup to Markdown, other text escaped ('|' too, for
- * tables); a code span holding a backtick is fenced with two. */
-static void md_inline(struct buf *o, const char *s)
+/* The longest run of backticks in n bytes of s. */
+static size_t longest_ticks(const char *s, size_t n)
 {
-	bool code = false, wide = false;
-	for (const char *p = s; *p; p++) {
-		char ch = *p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p;
-		if (ch == RI_BOLD[0]) {
-			buf_puts(o, "**");
-		} else if (ch == RI_CODE[0] && code) {
-			buf_puts(o, wide ? " ``" : "`");
-			code = false;
-		} else if (ch == RI_CODE[0]) {
-			const char *end = strchr(p + 1, RI_CODE[0]);
-			wide = end && memchr(p + 1, '`', (size_t)(end - p - 1));
-			buf_puts(o, wide ? "`` " : "`");
-			code = true;
-		} else if (code) {
-			buf_puts(o, ch == '|' ? "\\|" : (char[]){ch, 0});
-		} else {
-			bool edge = ch == '_' && (p == s || !isalnum((unsigned char)p[-1]) || !isalnum((unsigned char)p[1]));
-			if (strchr("\\`*[]<>|", ch) || edge)
-				buf_putc(o, '\\');
-			buf_putc(o, ch);
+	size_t run = 0, longest = 0;
+	for (size_t i = 0; i < n; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	return longest;
+}
+
+/* A code span of n bytes of s: fenced with one backtick more than the
+ * longest run inside, padded with a space when it starts or ends with one
+ * (CommonMark strips one space each side), safe for a terminal; '|' is
+ * escaped, which GFM tables need even inside code. */
+static void md_code(struct buf *o, const char *s, size_t n)
+{
+	size_t fence = longest_ticks(s, n) + 1;
+	bool pad = n && (s[0] == '`' || s[n - 1] == '`' || s[0] == ' ');
+	for (size_t i = 0; i < fence; i++)
+		buf_putc(o, '`');
+	if (pad)
+		buf_putc(o, ' ');
+	for (size_t i = 0; i < n;) {
+		size_t run = i;
+		while (run < n && s[run] != '|')
+			run++;
+		esc_term(o, s + i, run - i, 0);
+		if (run < n)
+			buf_puts(o, "\\|");
+		i = run + 1;
+	}
+	if (pad)
+		buf_putc(o, ' ');
+	for (size_t i = 0; i < fence; i++)
+		buf_putc(o, '`');
+}
+
+/* Text that is not code: every character Markdown could read as markup is
+ * escaped ('|' too, for tables), and so are what would start a block at
+ * the start of one (a heading, a quote, a list) and what GFM would make a
+ * link of (scheme://, www.). */
+static void md_plain(struct buf *o, const char *s, size_t n, bool at_start)
+{
+	size_t i = 0;
+	if (at_start) {
+		while (i < n && s[i] == ' ')
+			buf_putc(o, s[i++]);
+		size_t d = i;
+		while (d < n && isdigit((unsigned char)s[d]))
+			d++;
+		if (i < n && strchr("#>+-=", s[i]) && s[i])
+			buf_putc(o, '\\');
+		else if (d > i && d < n && (s[d] == '.' || s[d] == ')')) {
+			buf_append(o, s + i, d - i);
+			buf_putc(o, '\\');
+			i = d;
 		}
 	}
-	if (code)
-		buf_puts(o, wide ? " ``" : "`");
+	struct buf text = {0};
+	for (; i < n; i++) {
+		char ch = s[i];
+		bool edge = ch == '_' && (i == 0 || !isalnum((unsigned char)s[i - 1]) || i + 1 >= n ||
+					  !isalnum((unsigned char)s[i + 1]));
+		bool link = (ch == ':' && i + 2 < n && s[i + 1] == '/' && s[i + 2] == '/') ||
+			    (ch == '.' && i >= 3 && strncasecmp(s + i - 3, "www", 3) == 0);
+		if ((ch && strchr("\\`*[]<>|", ch)) || edge || link)
+			buf_putc(&text, '\\');
+		buf_putc(&text, ch);
+	}
+	esc_term(o, text.data ? text.data : "", text.len, 0);
+	buf_free(&text);
+}
+
+/* Inline text: markup to Markdown, data escaped for Markdown and for a
+ * terminal (a .md file is often read with cat); block: it starts a block
+ * (a paragraph, an item), where a leading # or - would make one. */
+static void md_text(struct buf *o, const char *s, bool block)
+{
+	struct buf flat = {0};
+	for (const char *p = s; *p; p++)
+		buf_putc(&flat, *p == '\n' || *p == '\r' || *p == '\t' ? ' ' : *p);
+	const char *t = flat.data ? flat.data : "";
+	size_t n = flat.len;
+	for (size_t i = 0; i < n;) {
+		if (t[i] == RI_BOLD[0]) {
+			buf_puts(o, "**");
+			i++;
+		} else if (t[i] == RI_CODE[0]) {
+			const char *end = memchr(t + i + 1, RI_CODE[0], n - i - 1);
+			size_t e = end ? (size_t)(end - t) : n;
+			md_code(o, t + i + 1, e - i - 1);
+			i = e < n ? e + 1 : n;
+		} else {
+			size_t e = i;
+			while (e < n && t[e] != RI_BOLD[0] && t[e] != RI_CODE[0])
+				e++;
+			md_plain(o, t + i, e - i, block && i == 0);
+			i = e;
+		}
+	}
+	buf_free(&flat);
+}
+
+static void md_inline(struct buf *o, const char *s)
+{
+	md_text(o, s, true);
 }
 
 static void md_title(void *ctx, const char *s)
@@ -631,11 +713,11 @@ static void md_table(void *ctx, const struct report_table *t)
 		for (size_t k = 0; k < t->ncols; k++) {
 			buf_puts(w->out, k ? " | " : "| ");
 			if (r == 0)
-				md_inline(w->out, t->head[k]);
+				md_text(w->out, t->head[k], false);
 			else if (r == 1)
 				buf_puts(w->out, "---");
 			else if (*t->cells[(r - 2) * t->ncols + k])
-				md_inline(w->out, t->cells[(r - 2) * t->ncols + k]);
+				md_text(w->out, t->cells[(r - 2) * t->ncols + k], false);
 		}
 		buf_puts(w->out, " |\n");
 	}
@@ -646,21 +728,27 @@ static void md_quote(void *ctx, const char *cite, const char *note, const char *
 {
 	struct md *w = ctx;
 	md_block(w);
-	size_t run = 0, longest = 0;
-	for (const char *p = text; *p; p++)
-		run = *p == '`' ? run + 1 : 0, longest = run > longest ? run : longest;
-	int fence = longest >= 3 ? (int)longest + 1 : 3;
-	buf_puts(w->out, "`");
-	buf_puts(w->out, cite);
-	buf_puts(w->out, "`");
+	size_t n = strlen(text);
+	size_t longest = longest_ticks(text, n);
+	size_t fence = longest >= 3 ? longest + 1 : 3;
+	md_code(w->out, cite, strlen(cite));
 	if (note) {
 		buf_puts(w->out, ": ");
 		md_inline(w->out, note);
 	}
-	buf_printf(w->out, "\n\n%.*s\n", fence, "``````````````````````````````````");
+	buf_puts(w->out, "\n\n");
+	for (size_t i = 0; i < fence; i++)
+		buf_putc(w->out, '`');
+	buf_putc(w->out, '\n');
+	struct buf flat = {0};
 	for (const char *p = text; *p; p++)
-		buf_putc(w->out, *p == '\n' || *p == '\r' ? ' ' : *p);
-	buf_printf(w->out, "\n%.*s\n\n", fence, "``````````````````````````````````");
+		buf_putc(&flat, *p == '\n' || *p == '\r' ? ' ' : *p);
+	esc_term(w->out, flat.data ? flat.data : "", flat.len, ESC_KEEP_TAB);
+	buf_free(&flat);
+	buf_putc(w->out, '\n');
+	for (size_t i = 0; i < fence; i++)
+		buf_putc(w->out, '`');
+	buf_puts(w->out, "\n\n");
 }
 
 static void md_done(void *ctx)

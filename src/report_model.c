@@ -104,12 +104,12 @@ static const char *intern(struct loader *L, char *s)
  * it holds a host name. */
 static char *col_copy(struct loader *L, sqlite3_stmt *st, int c, bool host)
 {
-	const char *s = (const char *)sqlite3_column_text(st, c);
-	if (!s)
-		return NULL;
-	if (!L->r)
-		return xstrdup(s);
-	return host ? xstrdup(redact_host(L->r, s)) : redact_text(L->r, s);
+	char *s = db_column_text_dup(st, c); /* a NUL shown as \0 */
+	if (!s || !L->r)
+		return s;
+	char *out = host ? xstrdup(redact_host(L->r, s)) : redact_text(L->r, s);
+	free(s);
+	return out;
 }
 
 /* Text column, redacted when asked. */
@@ -384,7 +384,7 @@ static void load_cascade(struct loader *L)
 		c->time_us = col_int(st, 3);
 		c->offset_ms = col_int(st, 4);
 		if (c->offset_ms == RM_NONE && c->time_us != RM_NONE && m->first_failure_us != RM_NONE)
-			c->offset_ms = (c->time_us - m->first_failure_us) / 1000;
+			c->offset_ms = i64_sub_sat(c->time_us, m->first_failure_us) / 1000;
 		c->what = col_str(L, st, 5);
 		c->role = col_str(L, st, 6);
 	}

@@ -292,7 +292,7 @@ void rc_sysmsgs(struct rcomp *c)
 	if (near > SYSMSG_MAX && ff != RM_NONE) {
 		struct near_msg *d = xmalloc(near * sizeof(*d));
 		for (size_t i = 0; i < near; i++)
-			d[i] = (struct near_msg){v[i]->time_us > ff ? v[i]->time_us - ff : ff - v[i]->time_us, i};
+			d[i] = (struct near_msg){v[i]->time_us > ff ? i64_sub_sat(v[i]->time_us, ff) : i64_sub_sat(ff, v[i]->time_us), i};
 		xqsort(d, near, sizeof(*d), cmp_near);
 		shown = SYSMSG_MAX;
 		xqsort(d, shown, sizeof(*d), cmp_idx);
@@ -484,7 +484,7 @@ void rc_job(struct rcomp *c)
 	rm_fmt_time(&c->b, m->last_us);
 	if (m->first_us != RM_NONE && m->last_us != RM_NONE) {
 		buf_puts(&c->b, " (");
-		rm_fmt_duration(&c->b, m->last_us - m->first_us);
+		rm_fmt_duration(&c->b, i64_sub_sat(m->last_us, m->first_us));
 		buf_puts(&c->b, ")");
 	}
 	rc_item(c);

@@ -42,13 +42,14 @@ struct svg {
 	const struct report_model *m;
 	struct buf *o;
 	int64_t t0, t1;
+	size_t clipped; /* markers outside [t0, t1]: not drawn (outliers: a bad clock, a year 0) */
 	struct row *rows;
 	size_t nrows, cap;
 };
 
 static double xpos(const struct svg *g, int64_t t)
 {
-	return X0 + (double)(t - g->t0) * (X1 - X0) / (double)(g->t1 - g->t0);
+	return X0 + ((double)t - (double)g->t0) * (X1 - X0) / ((double)g->t1 - (double)g->t0);
 }
 
 /* Markers of one rank: [*lo, *hi) of the sorted array. */
@@ -284,7 +285,7 @@ static void marker_title(struct svg *g, const struct rm_marker *k)
 	rm_fmt_time(&t, k->time_us);
 	if (g->m->first_failure_us != RM_NONE) {
 		buf_puts(&t, " (");
-		rm_fmt_offset(&t, (k->time_us - g->m->first_failure_us) / 1000);
+		rm_fmt_offset(&t, i64_sub_sat(k->time_us, g->m->first_failure_us) / 1000);
 		buf_puts(&t, ")");
 	}
 	if (k->line != RM_NONE)
@@ -378,26 +379,53 @@ static void draw_markers(struct svg *g, const struct row *r, double y)
 	free(v);
 }
 
+/* The drawn span: every marker, unless some lie far from the rest (a clock
+ * set to year 0 or 9999, a stale line): the markers are split where more
+ * than OUTLIER_GAP_US pass without one, and the span is the stretch with
+ * the most markers; the
+ * markers left out (and a first failure among them) are counted and said. */
+#define OUTLIER_GAP_US ((double)30 * 86400 * 1000000) /* 30 days: longer than a job runs */
+
 static void time_range(struct svg *g)
 {
 	const struct report_model *m = g->m;
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int64_t *v = xmalloc((m->n_markers + 1) * sizeof(*v));
+	size_t n = 0;
 	for (size_t i = 0; i < m->n_markers; i++)
-		if (m->markers[i].rank != RM_NONE && m->markers[i].time_us != RM_NONE) {
-			lo = m->markers[i].time_us < lo ? m->markers[i].time_us : lo;
-			hi = m->markers[i].time_us > hi ? m->markers[i].time_us : hi;
+		if (m->markers[i].rank != RM_NONE && m->markers[i].time_us != RM_NONE)
+			v[n++] = m->markers[i].time_us;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	if (n) {
+		xqsort(v, n, sizeof(*v), cmp_i64);
+		size_t best_a = 0, best_b = 0, a = 0; /* stretches [a, b] */
+		for (size_t b = 0; b < n; b++) {
+			if (b + 1 < n && (double)v[b + 1] - (double)v[b] <= OUTLIER_GAP_US)
+				continue;
+			if (b - a > best_b - best_a)
+				best_a = a, best_b = b;
+			a = b + 1;
 		}
-	int64_t extra[] = {m->first_failure_us, lo == INT64_MAX ? m->first_us : RM_NONE,
-			   lo == INT64_MAX ? m->last_us : RM_NONE};
+		lo = v[best_a], hi = v[best_b];
+	}
+	int64_t extra[] = {m->first_failure_us, n ? RM_NONE : m->first_us, n ? RM_NONE : m->last_us};
 	for (size_t i = 0; i < ARRAY_LEN(extra); i++)
-		if (extra[i] != RM_NONE) {
+		if (extra[i] != RM_NONE && (!n || ((double)extra[i] > (double)lo - OUTLIER_GAP_US &&
+						   (double)extra[i] < (double)hi + OUTLIER_GAP_US))) {
 			lo = extra[i] < lo ? extra[i] : lo;
 			hi = extra[i] > hi ? extra[i] : hi;
 		}
 	if (lo == INT64_MAX)
 		lo = hi = 0;
-	int64_t pad = (hi - lo) / 40 + 1000;
-	g->t0 = lo - pad, g->t1 = hi + pad;
+	g->clipped = 0;
+	for (size_t i = 0; i < n; i++)
+		g->clipped += v[i] < lo || v[i] > hi;
+	free(v);
+	/* padding, without overflow at the ends of the int64 range */
+	double pad = ((double)hi - (double)lo) / 40 + 1000;
+	g->t0 = (double)lo - pad < (double)INT64_MIN ? INT64_MIN : lo - (int64_t)pad;
+	g->t1 = (double)hi + pad > (double)INT64_MAX ? INT64_MAX : hi + (int64_t)pad;
+	if (g->t1 <= g->t0)
+		g->t1 = g->t0 + 1;
 }
 
 static void axis(struct svg *g, double bottom)
@@ -405,19 +433,22 @@ static void axis(struct svg *g, double bottom)
 	static const int64_t steps_ms[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 15000, 30000,
 					   60000, 120000, 300000, 600000, 900000, 1800000, 3600000, 7200000, 21600000,
 					   43200000, 86400000};
-	int64_t span_ms = (g->t1 - g->t0) / 1000, step = steps_ms[ARRAY_LEN(steps_ms) - 1];
-	for (size_t i = 0; i < ARRAY_LEN(steps_ms); i++)
-		if (span_ms / steps_ms[i] <= 10) {
+	int64_t span_ms = (int64_t)(((double)g->t1 - (double)g->t0) / 1000), step = 0;
+	for (size_t i = 0; i < ARRAY_LEN(steps_ms) && !step; i++)
+		if (span_ms / steps_ms[i] <= 10)
 			step = steps_ms[i];
-			break;
-		}
+	if (!step) /* more than ten days: whole days, ten ticks or fewer */
+		step = (span_ms / 10 / 86400000 + 1) * 86400000;
 	struct buf t = {0};
 	rm_fmt_time(&t, g->t0);
 	buf_printf(g->o, "<text class=\"axis\" x=\"%d\" y=\"14\">time since ", X0);
 	report_xml_esc(g->o, t.data);
+	if (g->clipped)
+		buf_printf(g->o, " (%zu marker%s far from the rest, outside this span, not drawn)", g->clipped,
+			   g->clipped == 1 ? "" : "s");
 	buf_puts(g->o, "</text>");
 	buf_free(&t);
-	for (int64_t ms = 0; ms <= span_ms; ms += step) {
+	for (int64_t ms = 0; ms <= span_ms && ms >= 0; ms += step) {
 		double x = xpos(g, g->t0 + ms * 1000);
 		buf_printf(g->o, "<path class=\"grid\" d=\"M%.1f %dV%.1f\"/>", x, TOP - 4, bottom);
 		if (step >= 60000)

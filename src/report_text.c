@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "report_model.h"
 
 struct tx {
@@ -39,16 +40,25 @@ static size_t bytes_for(const char *s, size_t n, size_t w)
 	return i;
 }
 
-/* Inline text without markup, on one line. */
-static char *plain(const char *s)
+/* Text on one line and safe for a terminal (escape.h): tabs and line
+ * breaks as spaces, without the markup bytes when markup is set. */
+static char *one_line(const char *s, bool markup)
 {
 	struct buf b = {0};
 	for (; *s; s++) {
-		if (*s == RI_CODE[0] || *s == RI_BOLD[0])
+		if (markup && (*s == RI_CODE[0] || *s == RI_BOLD[0]))
 			continue;
 		buf_putc(&b, *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s);
 	}
-	return rc_take(&b);
+	char *safe = esc_term_dup(b.data ? b.data : "", b.len, 0);
+	buf_free(&b);
+	return safe;
+}
+
+/* Inline text without markup, on one line. */
+static char *plain(const char *s)
+{
+	return one_line(s, true);
 }
 
 static void newline(struct buf *o)
@@ -87,7 +97,8 @@ static void wrap(struct tx *w, const char *s, const char *first, const char *res
 			buf_append(o, p, k);
 			newline(o);
 			buf_puts(o, rest);
-			p += k, n -= k, wl = dwidth(p, n), col = ind;
+			wl -= dwidth(p, k); /* not counted again: a long word stays linear */
+			p += k, n -= k, col = ind;
 		}
 		buf_append(o, p, n);
 		col += wl, empty = false;
@@ -177,14 +188,14 @@ static size_t cell_wrap(const char *s, size_t w, struct buf *out)
 	return n;
 }
 
-/* Line k of wrapped text (lines ending in '\n'), padded to w columns. */
-static void put_line(struct buf *o, const struct buf *cell, size_t k, size_t w, bool last)
+/* The next line of wrapped text (lines ending in '\n') at *at, padded to w
+ * columns; *at moves past it (an empty line once the text is used up). */
+static void put_line(struct buf *o, const char **at, size_t w, bool last)
 {
-	const char *p = cell->data ? cell->data : "";
-	for (size_t i = 0; i < k && *p; i++)
-		p = strchr(p, '\n') + 1;
+	const char *p = *at;
 	size_t n = *p ? (size_t)(strchr(p, '\n') - p) : 0;
 	buf_append(o, p, n);
+	*at = *p ? p + n + 1 : p;
 	for (size_t d = dwidth(p, n); !last && d < w; d++)
 		buf_putc(o, ' ');
 }
@@ -225,11 +236,13 @@ static void tx_table(void *ctx, const struct report_table *t)
 	}
 	if (total <= w->width) {
 		struct buf *wr = xcalloc(nc, sizeof(struct buf));
+		const char **at = xcalloc(nc, sizeof(char *));
 		for (size_t r = 0; r < t->nrows + 2; r++) {
 			size_t lines = 1;
 			for (size_t k = 0; k < nc && r != 1; k++) {
 				size_t l = cell_wrap(cell[(r ? r - 1 : 0) * nc + k], cw[k], &wr[k]);
 				lines = l > lines ? l : lines;
+				at[k] = wr[k].data ? wr[k].data : "";
 			}
 			for (size_t li = 0; li < lines; li++) {
 				for (size_t k = 0; k < nc; k++) {
@@ -238,7 +251,7 @@ static void tx_table(void *ctx, const struct report_table *t)
 						for (size_t i = 0; i < cw[k]; i++)
 							buf_putc(w->out, '-');
 					else
-						put_line(w->out, &wr[k], li, cw[k], k + 1 == nc);
+						put_line(w->out, &at[k], cw[k], k + 1 == nc);
 				}
 				newline(w->out);
 			}
@@ -246,6 +259,7 @@ static void tx_table(void *ctx, const struct report_table *t)
 		for (size_t k = 0; k < nc; k++)
 			buf_free(&wr[k]);
 		free(wr);
+		free(at);
 	} else {
 		for (size_t r = 0; r < t->nrows; r++) {
 			for (size_t k = 0; k < nc; k++) {
@@ -272,11 +286,14 @@ static void tx_quote(void *ctx, const char *cite, const char *note, const char *
 	struct tx *w = ctx;
 	block(w);
 	char *n = note ? plain(note) : NULL;
-	char *head = n ? xasprintf("%s: %s", cite, n) : xstrdup(cite);
+	char *c = one_line(cite, false), *line = one_line(text, false);
+	char *head = n ? xasprintf("%s: %s", c, n) : xstrdup(c);
 	wrap(w, head, "  ", "    ");
-	cut(w, text, "    > ", "    > ");
+	cut(w, line, "    > ", "    > ");
 	buf_putc(w->out, '\n');
 	free(head);
+	free(line);
+	free(c);
 	free(n);
 }
 

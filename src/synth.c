@@ -1133,7 +1133,7 @@ int synth_run(const struct synth_opts *o)
 	struct walk_sink sink = {.member = load_member, .error = load_error, .ctx = &sc};
 	struct walk_stats ws = {0};
 	if (walk_input(o->from, &lim, &sink, &ws, &err) < 0 || sc.failed) {
-		fprintf(stderr, NF_PROG " synth: %s: %s\n", o->from, err.msg[0] ? err.msg : sc.err.msg);
+		diag_error("synth: %s: %s", o->from, err.msg[0] ? err.msg : sc.err.msg);
 		rc = NF_EXIT_INPUT;
 		goto out;
 	}
@@ -1161,7 +1161,7 @@ int synth_run(const struct synth_opts *o)
 		if (sc.m[i].pickle && sc.m[i].node >= 0)
 			scan_pickle(&s, &sc.m[i]);
 	if (resolve_nodes(&s, &sc, &err) < 0 || plan(&s, &err) < 0) {
-		fprintf(stderr, NF_PROG " synth: %s: %s\n", o->from, err.msg);
+		diag_error("synth: %s: %s", o->from, err.msg);
 		rc = NF_EXIT_INPUT;
 		goto out;
 	}
@@ -1179,13 +1179,13 @@ int synth_run(const struct synth_opts *o)
 	tmp = xasprintf("%s.tmp.%ld", o->output, (long)getpid());
 	struct out_stats st = {0};
 	if (write_output(&s, &sc, tmp, &st, &err) < 0) {
-		fprintf(stderr, NF_PROG " synth: %s: %s\n", o->output, err.msg);
+		diag_error("synth: %s: %s", o->output, err.msg);
 		unlink(tmp);
 		rc = NF_EXIT_NOTHING;
 		goto out;
 	}
 	if (rename(tmp, o->output) < 0) {
-		fprintf(stderr, NF_PROG " synth: %s: cannot rename the output into place\n", o->output);
+		diag_error("synth: %s: cannot rename the output into place", o->output);
 		unlink(tmp);
 		rc = NF_EXIT_NOTHING;
 		goto out;

@@ -122,7 +122,7 @@ void tui_set_cursor(struct tui *t, int rank, int host, int64_t time_us)
 {
 	t->cur.rank = rank;
 	t->cur.host = host;
-	t->cur.time_us = time_us;
+	t->cur.time_us = tui_time(time_us);
 	t->cur.gen++;
 }
 
@@ -324,7 +324,7 @@ int tui_run(const struct tui_opts *o)
 	int *keys = NULL;
 	size_t n_keys = 0;
 	if (o->script && tui_script_parse(o->script, &keys, &n_keys, &err) < 0) {
-		fprintf(stderr, NF_PROG " tui: %s\n", err.msg);
+		diag_error("tui: %s", err.msg);
 		return NF_EXIT_USAGE;
 	}
 	struct tui t;
@@ -341,7 +341,7 @@ int tui_run(const struct tui_opts *o)
 	const char *slash = strrchr(o->case_path, '/');
 	t.case_name = o->case_name ? o->case_name : slash ? slash + 1 : o->case_path;
 	if (tui_model_load(&t, &err) < 0) {
-		fprintf(stderr, NF_PROG ": %s: %s\n", o->case_path, err.msg);
+		diag_error("%s: %s", o->case_path, err.msg);
 		case_close(t.db);
 		free(keys);
 		return NF_EXIT_NOTHING;
@@ -349,7 +349,7 @@ int tui_run(const struct tui_opts *o)
 	struct tui_term_opts to = {.headless = o->script != NULL, .rows = o->rows, .cols = o->cols,
 				   .ascii = o->ascii, .no_color = o->no_color};
 	if (tui_term_start(&t, &to, &err) < 0) {
-		fprintf(stderr, NF_PROG " tui: %s\n", err.msg);
+		diag_error("tui: %s", err.msg);
 		cleanup(&t);
 		case_close(t.db);
 		free(keys);
@@ -377,7 +377,7 @@ int tui_run(const struct tui_opts *o)
 	}
 	tui_term_stop();
 	if (rc != NF_EXIT_OK)
-		fprintf(stderr, NF_PROG " tui: %s\n", err.msg);
+		diag_error("tui: %s", err.msg);
 	if (o->timing) {
 		char kb[16];
 		fprintf(stderr, "tui timing: open %.1f ms (cpu %.1f ms), %zu keys, mean %.2f ms, max %.2f ms (key %s), "

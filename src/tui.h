@@ -21,6 +21,16 @@
 #include "tui_keymap.h"
 #include "util.h"
 
+/* Times as the TUI holds them: a crafted case may hold any 64-bit value, and
+ * the timeline adds and subtracts times, scales and columns; within
+ * +-2^61 us (73,000 years) that arithmetic cannot overflow. Every time read
+ * from the case goes through it. */
+#define TUI_TIME_LIMIT ((int64_t)1 << 61)
+static inline int64_t tui_time(int64_t t)
+{
+	return t > TUI_TIME_LIMIT ? TUI_TIME_LIMIT : t < -TUI_TIME_LIMIT ? -TUI_TIME_LIMIT : t;
+}
+
 #define TUI_MAX_VIEWS 16
 #define TUI_MAX_MATCHES 100000
 

@@ -65,7 +65,7 @@ void tui_evcache_free(struct tui_evcache *c)
 static void push(struct tui_evlist *l, size_t *cap, int64_t time_us, int kind)
 {
 	xgrow(&l->ev, cap, l->n + 1, sizeof(*l->ev));
-	l->ev[l->n].t = time_us;
+	l->ev[l->n].t = tui_time(time_us);
 	l->ev[l->n].kind = kind;
 	l->n++;
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_db.h"
 #include "fr_table.h"
 #include "tui.h"
 #include "tui_colors.h"
@@ -54,8 +55,8 @@ static void free_rows(struct events *ev)
 
 static char *dup_col(sqlite3_stmt *st, int i)
 {
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	return xstrdup(s ? s : "");
+	char *s = db_column_text_dup(st, i);
+	return s ? s : xstrdup("");
 }
 
 /* Runs COLUMNS + the scope, filter and `cond` ordered by `order`; rows
@@ -103,7 +104,7 @@ static size_t fetch(struct events *ev, struct tui *t, const char *cond, const ch
 		xgrow(out, cap, *n_out + 1, sizeof(**out));
 		struct ev_row *r = &(*out)[(*n_out)++];
 		r->id = sqlite3_column_int64(st, 0);
-		r->time_us = sqlite3_column_int64(st, 1);
+		r->time_us = tui_time(sqlite3_column_int64(st, 1));
 		r->rank = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 2);
 		r->host = dup_col(st, 3);
 		r->kind = dup_col(st, 4);

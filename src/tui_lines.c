@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "case_db.h"
 #include "fr_table.h"
 #include "tui.h"
 #include "tui_colors.h"
@@ -45,8 +46,7 @@ static void free_rows(struct lines *lv)
 
 static char *col_dup(sqlite3_stmt *st, int i)
 {
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	return s ? xstrdup(s) : NULL;
+	return db_column_text_dup(st, i);
 }
 
 static int page_rows(const struct tui *t)
@@ -113,9 +113,10 @@ static void load(struct lines *lv, struct tui *t)
 		struct line_row *r = &lv->rows[lv->n_rows++];
 		r->line_no = sqlite3_column_int64(st, 0);
 		r->has_time = sqlite3_column_type(st, 1) != SQLITE_NULL;
-		r->time_us = sqlite3_column_int64(st, 1);
-		const char *s = (const char *)sqlite3_column_text(st, 2);
-		r->text = xstrdup(s ? s : "");
+		r->time_us = tui_time(sqlite3_column_int64(st, 1));
+		r->text = db_column_text_dup(st, 2);
+		if (!r->text)
+			r->text = xstrdup("");
 	}
 	sqlite3_finalize(st);
 }

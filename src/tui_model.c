@@ -18,8 +18,7 @@
 
 static char *col_dup(sqlite3_stmt *st, int i)
 {
-	const char *s = (const char *)sqlite3_column_text(st, i);
-	return s ? xstrdup(s) : NULL;
+	return db_column_text_dup(st, i);
 }
 
 /* Host names are collected first, then sorted and made unique: a job of
@@ -269,7 +268,7 @@ static void load_verdict(struct tui *t)
 		v->seq = sqlite3_column_int64(st, 5);
 		v->op = col_dup(st, 6);
 		v->has_first_failure = sqlite3_column_type(st, 7) != SQLITE_NULL;
-		v->first_failure_us = sqlite3_column_int64(st, 7);
+		v->first_failure_us = tui_time(sqlite3_column_int64(st, 7));
 		v->confidence = col_dup(st, 8);
 		v->summary = col_dup(st, 9);
 	}
@@ -281,7 +280,7 @@ static void widen(struct tui *t, sqlite3_stmt *st)
 	for (int c = 0; c < 2; c++) {
 		if (sqlite3_column_type(st, c) == SQLITE_NULL)
 			continue;
-		int64_t v = sqlite3_column_int64(st, c);
+		int64_t v = tui_time(sqlite3_column_int64(st, c));
 		if (!t->has_time) {
 			t->t_min = t->t_max = v;
 			t->has_time = true;

@@ -96,7 +96,7 @@ int tui_search_run(struct tui *t, const char *pattern)
 		}
 		bool has_time = sqlite3_column_type(st, 2) != SQLITE_NULL;
 		if (has_time) {
-			last_time = sqlite3_column_int64(st, 2);
+			last_time = tui_time(sqlite3_column_int64(st, 2));
 			have_last = true;
 		}
 		const char *text = (const char *)sqlite3_column_text(st, 5);

@@ -539,7 +539,7 @@ static void find_first_failure(struct timeline *tl, struct tui *t)
 			sqlite3_bind_text(st, 1, t->kinds[k].name, -1, SQLITE_STATIC);
 		}
 		if (sqlite3_step(st) == SQLITE_ROW) {
-			int64_t when = sqlite3_column_int64(st, 0);
+			int64_t when = tui_time(sqlite3_column_int64(st, 0));
 			if (verdict || !found || when < tl->ff_time) {
 				found = true;
 				tl->ff_time = when;

@@ -4,6 +4,8 @@
 #endif
 #include "util.h"
 
+#include "escape.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +15,7 @@
 #endif
 
 bool diag_quiet;
+volatile sig_atomic_t nf_interrupted;
 static long diag_counter;
 
 static _Noreturn void out_of_memory(size_t n)
@@ -108,14 +111,27 @@ int cmp_i64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Writes one diagnostic line: paths and messages hold bytes of the input,
+ * shown as nothing but text (escape.h). */
+static void diag_line(const char *prefix, const char *fmt, va_list ap)
+{
+	struct buf b = {0};
+	buf_puts(&b, prefix);
+	buf_vprintf(&b, fmt, ap);
+	struct buf safe = {0};
+	esc_term(&safe, b.data, b.len, ESC_KEEP_TAB);
+	buf_putc(&safe, '\n');
+	fwrite(safe.data, 1, safe.len, stderr);
+	buf_free(&safe);
+	buf_free(&b);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
-	fputs(NF_PROG ": fatal: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	diag_line(NF_PROG ": fatal: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(NF_EXIT_INTERNAL);
 }
 
@@ -135,15 +151,24 @@ void diag_input(const char *path, long line, const char *fmt, ...)
 	diag_counter++;
 	if (diag_quiet)
 		return;
-	va_list ap;
+	struct buf where = {0};
 	if (line > 0)
-		fprintf(stderr, NF_PROG ": %s:%ld: ", path ? path : "-", line);
+		buf_printf(&where, NF_PROG ": %s:%ld: ", path ? path : "-", line);
 	else
-		fprintf(stderr, NF_PROG ": %s: ", path ? path : "-");
+		buf_printf(&where, NF_PROG ": %s: ", path ? path : "-");
+	va_list ap;
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	diag_line(where.data, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	buf_free(&where);
+}
+
+void diag_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_line(NF_PROG ": ", fmt, ap);
+	va_end(ap);
 }
 
 void diag_warn(const char *fmt, ...)
@@ -151,11 +176,9 @@ void diag_warn(const char *fmt, ...)
 	if (diag_quiet)
 		return;
 	va_list ap;
-	fputs(NF_PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	diag_line(NF_PROG ": ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 long diag_count(void)
@@ -268,8 +291,7 @@ void buf_free(struct buf *b)
 	b->len = b->cap = 0;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
+size_t utf8_seq_len(const unsigned char *s, size_t n)
 {
 	unsigned c = s[0];
 	size_t len;
@@ -334,6 +356,9 @@ void buf_json_str(struct buf *b, const char *s, size_t n)
 			if (len == 0) {
 				buf_puts(b, "\xEF\xBF\xBD");
 				i++;
+			} else if (len == 2 && c == 0xC2 && p[i + 1] < 0xA0) {
+				buf_printf(b, "\\u%04x", 0x80u + (p[i + 1] & 0x1Fu)); /* a C1 control */
+				i += 2;
 			} else {
 				buf_append(b, p + i, len);
 				i += len;

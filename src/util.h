@@ -25,9 +25,16 @@ enum nf_exit {
 	NF_EXIT_USAGE = 2,     /* bad command line */
 	NF_EXIT_NOTHING = 3,   /* nothing could be ingested / case unreadable */
 	NF_EXIT_INTERNAL = 4,  /* internal error */
+	NF_EXIT_UNRECOGNISED = 5, /* case written, but nothing in the input was recognised */
+	NF_EXIT_WRITE = 6,     /* the output could not be written (disk full, I/O error) */
 };
 
 #define NF_PROG "ncclforensic"
+
+#include <signal.h>
+/* Set by a command's SIGINT/SIGTERM handler: long loops and SQLite
+ * statements (case_db.c's progress handler) stop when they see it. */
+extern volatile sig_atomic_t nf_interrupted;
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 #if defined(__GNUC__)
@@ -71,6 +78,10 @@ int errbuf_set(struct errbuf *e, const char *fmt, ...) NF_PRINTF(2, 3);
  * still counted) when diag_quiet is set. */
 void diag_input(const char *path, long line, const char *fmt, ...) NF_PRINTF(3, 4);
 void diag_warn(const char *fmt, ...) NF_PRINTF(1, 2);
+/* "ncclforensic: MESSAGE" on standard error, even when quiet: for errors
+ * that end a command. Like every diagnostic, bytes of the input in it are
+ * shown as text (escape.h). */
+void diag_error(const char *fmt, ...) NF_PRINTF(1, 2);
 long diag_count(void);
 extern bool diag_quiet;
 
@@ -101,6 +112,34 @@ void buf_free(struct buf *b);
 /* Appends s as a JSON string literal (with quotes), escaping as needed;
  * invalid UTF-8 bytes become U+FFFD. */
 void buf_json_str(struct buf *b, const char *s, size_t n);
+
+/* Length of the valid UTF-8 sequence at s (n > 0 bytes left), 0 if invalid
+ * (overlong, surrogate, beyond U+10FFFF, cut short). */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
+
+/* Arithmetic on values that came from input (times, sizes in a crafted
+ * case), saturating at the ends of the int64 range instead of overflowing. */
+static inline int64_t i64_sub_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+static inline int64_t i64_add_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+static inline int64_t i64_mul_sat(int64_t a, int64_t b)
+{
+	int64_t r;
+	if (__builtin_mul_overflow(a, b, &r))
+		return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+	return r;
+}
 
 /* Small string helpers. */
 bool str_starts(const char *s, const char *prefix);

@@ -3,7 +3,8 @@
 #   check NAME CMD...           passes when CMD exits 0
 #   check_eq NAME EXPECTED GOT  passes when the strings are equal
 #   check_golden NAME FILE      compares FILE with tests/golden/NAME (NF_UPDATE_GOLDEN=1 rewrites it)
-#   sql CASE QUERY              runs a query with the binary under test (TSV, no header)
+#   sql CASE QUERY              runs a query with the binary under test (TSV, no header;
+#                               tsv_unescape undoes its escapes)
 set -u
 NF_BIN=${NF_BIN:-./ncclforensic}
 NF_RESULTS=${NF_RESULTS:-/dev/null}
@@ -39,6 +40,9 @@ check_golden() {
 }
 
 sql() { "$NF_BIN" sql "$1" "$2" --tsv; }
+# tsv_unescape: standard input to output with the TSV escapes of `sql --tsv`
+# (\\ \t \n \r) undone, for values that hold backslashes (regexes, say)
+tsv_unescape() { perl -pe 's/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1 eq "r" ? "\r" : $1/ge'; }
 
 # NF_WORKERS: how many jobs a loop over the real jobs checks at once (the
 # CPUs, at most 4; NF_TEST_JOBS=N to choose)
@@ -60,13 +64,15 @@ nf_sampled() {
 }
 
 # ingest_case NAME [SET]: ingests testdata/SET/NAME.tar.gz (SET: corpus, the
-# default, or realjobs) once per run into $NF_TEST_OUT/cases/
+# default, or realjobs) once per run into $NF_TEST_OUT/cases/ (the ingest's
+# exit code beside it, in NAME.rc)
 ingest_case() {
 	mkdir -p "$NF_TEST_OUT/cases"
 	set_=${2:-corpus}
 	case $set_ in corpus) db="$NF_TEST_OUT/cases/$1.db" ;; *) db="$NF_TEST_OUT/cases/$set_-$1.db" ;; esac
 	if [ ! -f "$db" ]; then
 		"$NF_BIN" ingest "testdata/$set_/$1.tar.gz" -o "$db" -q > "${db%.db}.ingest.out" 2>&1
+		echo "$?" > "${db%.db}.rc"
 	fi
 	echo "$db"
 }

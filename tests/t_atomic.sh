@@ -40,7 +40,7 @@ kill_at() {
 
 # no case before: after the kill, none or a complete one
 absent=0
-for f in 0.02 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 0.95 1.1; do
+for f in 0.02 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 0.95 1.1 4; do
 	db="$A/fresh-$f.db"
 	kill_at "$db" "$f"
 	if [ -e "$db" ]; then
@@ -51,6 +51,9 @@ for f in 0.02 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 0.95 1.1; do
 	fi
 done
 check "atomic/fresh/some-kills-before-the-end ($absent)" test "$absent" -gt 0
+# a kill long after a whole run's time is too late: the case is there (an
+# ingest that cannot work would leave every case absent and pass the above)
+check "atomic/fresh-4/written" test -f "$A/fresh-4.db"
 
 # while the case is being written out (SQLite keeps it in memory until the
 # commit): kill as soon as the temporary file grows
@@ -58,9 +61,10 @@ for k in 1 2 3; do
 	db="$A/flush-$k.db"
 	"$NF_BIN" ingest "$IN" -o "$db" -q > /dev/null 2>&1 &
 	pid=$!
+	grown=0
 	while kill -0 "$pid" 2> /dev/null; do
 		for t in "$A"/.flush-$k.db.tmp-*; do
-			[ -s "$t" ] && break 2
+			[ -s "$t" ] && grown=1 && break 2
 		done
 		sleep 0.005
 	done
@@ -68,8 +72,11 @@ for k in 1 2 3; do
 	wait "$pid" 2> /dev/null
 	if [ -e "$db" ]; then
 		complete "flush-$k" "$db"
-	else
+	elif [ "$grown" = 1 ]; then
 		pass "atomic/flush-$k/absent"
+	else
+		# it ended before its file grew, yet left no case: it failed
+		fail "atomic/flush-$k/absent" "the ingest ended on its own without writing the case"
 	fi
 done
 
@@ -108,3 +115,55 @@ else
 	check "atomic/term/says" grep -q "interrupted; no case written" "$A/term.err"
 fi
 check "atomic/term/no-temporary-left" test -z "$(ls -A "$A" | grep '^\.term\.db\.tmp-')"
+
+# ---- temporary files of killed writers go; a running writer's stay ---------
+S="$A/sweep"
+mkdir -p "$S"
+"$NF_BIN" ingest "$IN" -o "$S/killed.db" -q > /dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1000); do
+	[ -n "$(ls -A "$S" | grep '^\.killed\.db\.tmp-')" ] && break
+	kill -0 "$pid" 2> /dev/null || break
+	sleep 0.005
+done
+kill -KILL "$pid" 2> /dev/null
+wait "$pid" 2> /dev/null
+left=$(ls -A "$S" | grep -c '^\.killed\.db\.tmp-')
+check_eq "atomic/sweep/kill-leaves-one" 1 "$left"
+# the next ingest into the directory removes it; a writer that is alive
+# (stopped here) keeps its file while another ingest runs
+"$NF_BIN" ingest "$IN" -o "$S/alive.db" -q > /dev/null 2> "$S/alive.err" &
+alive=$!
+for _ in $(seq 1000); do
+	[ -n "$(ls -A "$S" | grep '^\.alive\.db\.tmp-')" ] && break
+	sleep 0.005
+done
+kill -STOP "$alive"
+"$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$S/next.db" -q > /dev/null 2> "$S/next.err"
+check_eq "atomic/sweep/next-exit-0" 0 "$?"
+check_eq "atomic/sweep/dead-removed" 0 "$(ls -A "$S" | grep -c '^\.killed\.db\.tmp-')"
+# (the stopped ingest, started after the kill, is the one that swept it)
+check "atomic/sweep/says" grep -q "killed\.db\.tmp-.*: removed a temporary file left by a writer that was killed" "$S/alive.err"
+check_eq "atomic/sweep/alive-kept" 1 "$(ls -A "$S" | grep -c '^\.alive\.db\.tmp-')"
+# someone else's file of the same shape (not a case) is left alone
+printf 'not a case\n' > "$S/.notes.txt.tmp-abcdef"
+"$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$S/next2.db" -q > /dev/null 2>&1
+check "atomic/sweep/other-files-kept" test -f "$S/.notes.txt.tmp-abcdef"
+kill -CONT "$alive"
+wait "$alive"
+check_eq "atomic/sweep/alive-finishes" 0 "$?"
+complete sweep-alive "$S/alive.db"
+check_eq "atomic/sweep/nothing-left" 0 "$(ls -A "$S" | grep -c '\.db\.tmp-')"
+
+# ---- the case reaches the disk before its name does --------------------------
+# (strace shows the order: the file's fsync, the rename, the directory's fsync)
+if command -v strace > /dev/null 2>&1 && strace -f -o /dev/null true 2> /dev/null; then
+	strace -f -e trace=fsync,fdatasync,rename,renameat,renameat2 -o "$A/sync.trace" \
+		"$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$A/synced.db" -q > /dev/null 2>&1
+	check_eq "atomic/fsync/exit-0" 0 "$?"
+	order=$(grep -E 'fsync|rename' "$A/sync.trace" | grep -v 'resumed>' | sed -E 's/^[0-9]+ +//' |
+		sed -E 's/^(f(data)?sync)\(.*/\1/; s/^rename[a-z0-9]*\(.*synced\.db.*/rename/' | grep -E '^(fsync|fdatasync|rename)$' | tr '\n' ' ')
+	check "atomic/fsync/file-then-rename-then-dir ($order)" sh -c "printf '%s' '$order' | grep -Eq 'f(data)?sync rename f(data)?sync'"
+else
+	echo "skip atomic/fsync: strace cannot run here"
+fi

@@ -106,3 +106,54 @@ check_eq "collect/verdict" "rank_stalled [2] tp1 15" "$(sql "$db" "SELECT cause,
 check_eq "collect/fr-dumps-read" 2 "$(sql "$db" "SELECT count(*) FROM sources WHERE path LIKE 'gpu-node02.tar.gz/gpu-node02/fr/%' AND kind = 'flight_recorder' AND rank IN (2, 3)")"
 check_eq "collect/env-events" "NCCL_DEBUG NCCL_SOCKET_IFNAME CUDA_VISIBLE_DEVICES" "$(sql "$db" "SELECT group_concat(json_extract(e.fields, '\$.name'), ' ')
 	FROM events e JOIN sources s USING (source_id) WHERE s.path LIKE '%/system/env.txt' AND e.class = 'config'")"
+
+# ---- run as root for a job's user: nothing that user could not read -----------
+if [ "$(id -u)" -eq 0 ] && id -u nobody > /dev/null 2>&1 && command -v runuser > /dev/null 2>&1; then
+	U="$TMP/asuser"
+	mkdir -p "$U/logs" "$U/out" "$U/dumps"
+	chmod 755 "$TMP" "$U" "$U/logs" "$U/dumps"
+	printf 'secret of root\n' > "$U/secret"
+	chmod 600 "$U/secret"
+	printf 'a rank log\n' > "$U/logs/rank0.log"
+	chmod 644 "$U/logs/rank0.log"
+	ln "$U/secret" "$U/logs/hardlink-to-secret.log" 2> /dev/null || cp "$U/secret" "$U/logs/hardlink-to-secret.log"
+	ln -s "$U/secret" "$U/logs/symlink-to-secret.log"
+	# dumps: the user's own, a root one, and a link a user left to a secret
+	printf 'dump of the job\n' > "$U/dumps/nccl_trace_rank_0"
+	chown nobody "$U/dumps/nccl_trace_rank_0"
+	printf 'dump of someone else\n' > "$U/dumps/nccl_trace_rank_1"
+	ln -s "$U/secret" "$U/dumps/nccl_trace_rank_99"
+	PATH="$fix/bin:$PATH" NF_FAKE_NODE="$fix/gpu-node02" sh "$collect" -q -H node-u -o "$U/out" --user nobody \
+		--fr-prefix "$U/dumps/nccl_trace_rank_" "$U/logs" > /dev/null 2> "$U/err"
+	rc=$?
+	check "collect/as-user/exit ($rc)" test "$rc" -le 1
+	tb="$U/out/node-u.tar.gz"
+	check_eq "collect/as-user/tarball-0600" 600 "$(stat -c %a "$tb")"
+	tar -xzf "$tb" -C "$U"
+	check_eq "collect/as-user/no-secret" "" "$(grep -rl 'secret of root' "$U/node-u" 2> /dev/null)"
+	check "collect/as-user/readable-log-kept" test -f "$U/node-u/logs/logs/rank0.log"
+	check "collect/as-user/own-dump-kept" test -f "$U/node-u/fr/nccl_trace_rank_0"
+	check "collect/as-user/other-dump-skipped" test ! -e "$U/node-u/fr/nccl_trace_rank_1"
+	check "collect/as-user/link-dump-skipped" test ! -e "$U/node-u/fr/nccl_trace_rank_99"
+	check "collect/as-user/manifest-says-link" grep -q "skipped .*nccl_trace_rank_99: a symbolic link" "$U/node-u/collect.txt"
+	check "collect/as-user/manifest-says-owner" grep -q "skipped .*nccl_trace_rank_1: not owned by the job's user nobody" "$U/node-u/collect.txt"
+	# --group: 0640 and that group
+	grp=$(id -gn nobody)
+	PATH="$fix/bin:$PATH" NF_FAKE_NODE="$fix/gpu-node02" sh "$collect" -q -H node-g -o "$U/out" --user nobody \
+		--group "$grp" --fr-prefix "$U/dumps/none_" "$U/logs" > /dev/null 2>&1
+	check_eq "collect/group/mode-0640" "640 $grp" "$(stat -c '%a %G' "$U/out/node-g.tar.gz")"
+	# staged beside the output, never left behind
+	check_eq "collect/as-user/no-staging-left" "" "$(ls -A "$U/out" | grep -v '\.tar\.gz$')"
+else
+	echo "skip collect/as-user: needs root, the user nobody and runuser"
+fi
+# --max-total-mb: files past the total are listed, not packed
+mkdir -p "$TMP/total"
+dd if=/dev/zero of="$TMP/total/a.log" bs=1024 count=700 2> /dev/null
+dd if=/dev/zero of="$TMP/total/b.log" bs=1024 count=700 2> /dev/null
+PATH="$fix/bin:$PATH" NF_FAKE_NODE="$fix/gpu-node02" sh "$collect" -q -H node-t -o "$out" --max-total-mb 1 \
+	--fr-prefix "$TMP/none/x" "$TMP/total" > /dev/null 2>&1
+tar -tzf "$out/node-t.tar.gz" > "$TMP/members-t"
+check_eq "collect/max-total/one-packed" 1 "$(grep -c 'node-t/logs/total/.\.log' "$TMP/members-t")"
+tar -xzf "$out/node-t.tar.gz" -C "$TMP" node-t/collect.txt
+check "collect/max-total/listed" grep -q "skipped .*total/.\.log: over --max-total-mb 1" "$TMP/node-t/collect.txt"

@@ -27,7 +27,8 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz; do
 	job=$(basename "$tgz" .tar.gz)
 	db=$(ingest_case "$job" "$set_")
 	[ "$set_" = corpus ] || job="$set_/$job"
-	check "ingest/$job/exit-0" test -f "$db"
+	check_eq "ingest/$job/exit-0" 0 "$(cat "${db%.db}.rc" 2> /dev/null)"
+	check "ingest/$job/case-written" test -f "$db"
 	exp_ranks=$(grep -o "\"$(basename "$job")\": *{\"ranks\": [0-9]*" "testdata/$set_/answers.json" | grep -o '[0-9]*$')
 	# ranks per node: the local-rank directories of the per-rank files (2 in
 	# most jobs, 4 in testdata/realjobs/n4_*)
@@ -68,10 +69,11 @@ EOF
 	check_eq "ingest/$job/hosts" "$((exp_ranks / per))" "$hosts"
 
 	# every input line is a row of lines or a counted skipped line (lines as
-	# the tool counts them: line breaks, plus a last line without one)
+	# the tool counts them, in text and binary alike: "\n", "\r\n" and "\r"
+	# end one, and a last line without one counts)
 	x="$TMP/x-$set_-$(basename "$job")"
 	rm -rf "$x"; mkdir -p "$x"; tar xzf "$tgz" -C "$x"
-	total=$(find "$x" -type f -exec awk 'END { print NR }' {} + | awk '{ n += $1 } END { print n + 0 }')
+	total=$(find "$x" -type f -exec perl -0777 -ne '$n = () = /\r\n|\r|\n/g; $n++ if length && !/[\r\n]\z/; print $n + 0, "\n"' {} + | awk '{ n += $1 } END { print n + 0 }')
 	check_eq "ingest/$job/no-line-lost" "$total" "$lines_and_skipped"
 	check_eq "ingest/$job/lines-rows-match-sources" "$meta" "$stored"
 

@@ -18,9 +18,9 @@ samples="$TMP/lnav-samples.log"
 "$NF_BIN" ingest "$fmt" -o "$TMP/fmt.db" -q > /dev/null 2>&1
 check_eq "lnav/json-valid" 1 "$(sql "$TMP/fmt.db" "SELECT json_valid('$q')")"
 sql "$TMP/fmt.db" "SELECT f.key, json_extract(s.value, '\$.line') FROM json_each('$q') f, json_each(f.value, '\$.sample') s
-	WHERE f.key LIKE 'ncclforensic_%'" > "$TMP/fmt-samples.tsv"
+	WHERE f.key LIKE 'ncclforensic_%'" | tsv_unescape > "$TMP/fmt-samples.tsv"
 sql "$TMP/fmt.db" "SELECT f.key, json_extract(r.value, '\$.pattern') FROM json_each('$q') f, json_each(f.value, '\$.regex') r
-	WHERE f.key LIKE 'ncclforensic_%'" > "$TMP/fmt-regex.tsv"
+	WHERE f.key LIKE 'ncclforensic_%'" | tsv_unescape > "$TMP/fmt-regex.tsv"
 check "lnav/has-samples" test -s "$TMP/fmt-samples.tsv"
 check "lnav/has-regexes" test -s "$TMP/fmt-regex.tsv"
 cut -f 2- "$TMP/fmt-samples.tsv" > "$samples"

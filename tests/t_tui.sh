@@ -188,7 +188,7 @@ if [ -z "$big" ]; then
 	if "$NF_BIN" synth --from "$T/bigsrc/job-stall" --ranks 1024 -o "$T/big.tar.gz" -q > "$T/synth.out" 2>&1; then
 		"$NF_BIN" ingest "$T/big.tar.gz" -o "$big" -q --no-analyze > "$T/big.ingest.out" 2>&1
 	else
-		echo "skip tui/big: synth failed: $(head -c 200 "$T/synth.out")"
+		fail "tui/big/synth" "synth failed: $(head -c 200 "$T/synth.out")"
 		big=""
 	fi
 fi

@@ -163,6 +163,17 @@ check_eq "clocks/real-jobs/no-finding" 0 "$n"
 # (NF_VARIANTS_EVERY=1: every one, ~15 minutes here) (each copy
 # re-ingests the job and queries it a dozen times; the sample spreads over
 # every kind of job, and keeps CI's time in bounds) and every corpus job
+# variant_ingest LABEL VARIANT DIR: ingests DIR into DIR.VARIANT.db; a failed
+# ingest (no case, or an exit code past 1) fails here, where the checks of
+# its verdict would read nothing and pass
+variant_ingest() {
+	"$NF_BIN" ingest "$3" -o "$3.$2.db" -q > "$3.$2.out" 2>&1
+	vrc=$?
+	if [ "$vrc" -gt 1 ] || [ ! -f "$3.$2.db" ]; then
+		fail "verdict-$2/$1/ingest" "exit $vrc: $(head -c 300 "$3.$2.out")"
+	fi
+}
+
 variants_of() {
 	tgz=$1
 	set_=$(basename "$(dirname "$tgz")")
@@ -177,7 +188,7 @@ variants_of() {
 	rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	if [ -n "$(find "$d" -path '*/fr/*' -type f | head -1)" ]; then
 		find "$d" -path '*/fr/*' -type f -delete
-		"$NF_BIN" ingest "$d" -o "$d.nofr.db" -q > /dev/null 2>&1
+		variant_ingest "$label" nofr "$d"
 		check_verdict "verdict-nofr/$label" "$d.nofr.db" "$job" "$(degraded_right nofr "$label")"
 		# a job that completed, with NCCL's INFO lines: every rank took
 		# down its communicators, which says so without the dumps
@@ -193,7 +204,7 @@ variants_of() {
 	# there behind its [defaultN] prefix, so the verdict must be the same
 	if [ -n "$(find "$d" -name console.log | head -1)" ] && [ -n "$(find "$d" -type d -name torchrun | head -1)" ]; then
 		find "$d" -type d -name torchrun -prune -exec rm -rf {} +
-		"$NF_BIN" ingest "$d" -o "$d.conly.db" -q > /dev/null 2>&1
+		variant_ingest "$label" conly "$d"
 		# except where the whole bundle allows only "unknown": a frozen
 		# node's launcher, stopped with it, never copied its ranks' last
 		# lines, and the consoles show those ranks behind; naming them is
@@ -215,7 +226,7 @@ variants_of() {
 	# then only the console keeps the first attempt)
 	if [ -n "$(find "$d" -name console.log | head -1)" ] && [ -z "$(find "$d" -path '*/attempt_[1-9]*' | head -1)" ]; then
 		find "$d" -name console.log -delete
-		"$NF_BIN" ingest "$d" -o "$d.norun.db" -q > /dev/null 2>&1
+		variant_ingest "$label" norun "$d"
 		check_node_verdict "verdict-noconsole/$label" "$d.norun.db" "$job"
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
@@ -228,7 +239,7 @@ $(sql "$full" "SELECT host || '|' || (SELECT group_concat(rank, ' ') FROM ranks 
 EOF
 		if [ -n "$host" ] && [ -n "$(find "$d" -type d -name "$host" | head -1)" ]; then
 			find "$d" -type d -name "$host" -prune -exec rm -rf {} +
-			"$NF_BIN" ingest "$d" -o "$d.nonode.db" -q > /dev/null 2>&1
+			variant_ingest "$label" nonode "$d"
 			verdict_of "$d.nonode.db"
 			bad=""
 			for x in $v_culprits; do in_list "$x" "$node_ranks" || bad="$bad $x"; done
@@ -243,7 +254,7 @@ EOF
 		find "$d" -type f -name '*.log' -exec sed -i '/ NCCL INFO /d' {} +
 		for v in noinfo noinfo-nofr; do
 			[ "$v" = noinfo-nofr ] && find "$d" -path '*/fr/*' -type f -delete
-			"$NF_BIN" ingest "$d" -o "$d.$v.db" -q > /dev/null 2>&1
+			variant_ingest "$label" "$v" "$d"
 			check_wrong_is_low "verdict-$v/$label" "$d.$v.db" "$job"
 			[ "$(degraded_right "$v" "$label")" = 1 ] && check_verdict "verdict-$v/$label" "$d.$v.db" "$job" 1
 		done
@@ -253,7 +264,7 @@ EOF
 	# output, no dumps): a wrong culprit is allowed only with confidence low
 	if [ -n "$(find "$d" -name stderr.log | head -1)" ]; then
 		find "$d" -type f ! -name stderr.log ! -name dmesg.txt -delete
-		"$NF_BIN" ingest "$d" -o "$d.bare.db" -q > /dev/null 2>&1
+		variant_ingest "$label" bare "$d"
 		check_wrong_is_low "verdict-stderr-only/$label" "$d.bare.db" "$job"
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
@@ -266,7 +277,7 @@ EOF
 		return 0
 	fi
 	sh tests/helpers/drop_rank.sh "$d" "$r"
-	"$NF_BIN" ingest "$d" -o "$d.drop.db" -q > /dev/null 2>&1
+	variant_ingest "$label" drop "$d"
 	# where the whole bundle names nobody, or the answer says why that rank's
 	# logs hold the only trace of the culprit (hidden_without_rank), the
 	# rank without a line may be named instead, but only at confidence low
@@ -278,7 +289,7 @@ EOF
 	verdict_of "$d.drop.db"
 	case "$v_missing" in *"rank $r "*|*"ranks"*"$r"*) pass "verdict-drop-rank$r/$label/says-missing" ;;
 	*) fail "verdict-drop-rank$r/$label/says-missing" "$v_missing" ;; esac
-	rm -rf "$d" "$d".*.db
+	rm -rf "$d" "$d".*.db "$d".*.out
 }
 # jobs whose variants once went wrong outside the sample (a run over every
 # job's variants found them): checked every time (but under the sanitizers)

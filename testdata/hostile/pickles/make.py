@@ -91,6 +91,25 @@ CASES = {
 }
 
 
+def memo_bomb():
+    """A dump whose entries' sizes are one list, referenced 50 times at each
+    of 5 levels through the memo: 4 KB of pickle, 50^5 values once read."""
+    out = P2 + b"}q\x00" + binunicode("entries")
+    # the lists, memoized and popped
+    out += b"]q\x02(" + b"".join(b"K" + bytes([i]) for i in range(50)) + b"e0"
+    for level in range(3, 7):
+        out += b"]q" + bytes([level]) + b"(" + (b"h" + bytes([level - 1])) * 50 + b"e0"
+    out += b"]q\x01("
+    for r in range(10):
+        out += b"}(" + binunicode("record_id") + b"K" + bytes([r])
+        out += binunicode("input_sizes") + b"h\x06" + binunicode("output_sizes") + b"h\x06u"
+    out += b"es."
+    return out
+
+
+CASES["memo_bomb.pkl"] = memo_bomb()
+
+
 def main():
     for name, data in sorted(CASES.items()):
         with open(os.path.join(HERE, name), "wb") as f:
