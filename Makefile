@@ -138,6 +138,7 @@ fuzz-run-%: $(FUZZ_DIR)/fuzz_%
 		-artifact_prefix=$(FUZZ_DIR)/crashes/$*- $(FUZZ_DIR)/corpus/$* \
 		$(wildcard testdata/hostile/fuzz/$* $(FUZZ_SEEDS_$*)) > $(FUZZ_DIR)/fuzz_$*.log 2>&1; \
 	rc=$$?; grep -aE '^stat::number_of_executed_units|^Done' $(FUZZ_DIR)/fuzz_$*.log | sed 's/^/  fuzz_$*: /'; \
+	grep -aoE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' $(FUZZ_DIR)/fuzz_$*.log | tail -n 1 | sed 's/^/  fuzz_$*: final /'; \
 	if [ $$rc -ne 0 ]; then echo "fuzz_$*: FAILED (exit $$rc); see $(FUZZ_DIR)/fuzz_$*.log and $(FUZZ_DIR)/crashes/"; \
 		grep -aE 'ERROR|SUMMARY|runtime error' $(FUZZ_DIR)/fuzz_$*.log | head -5; exit 1; fi
 

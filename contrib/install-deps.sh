@@ -1,11 +1,15 @@
 #!/bin/sh
-# Installs what ncclforensic needs to build and test, when it is missing.
+# Installs what ncclforensic needs to build and test, when it is missing
+# (--test: also what the tests need; --fuzz: also what `make fuzz` needs).
 # As root it runs apt-get; otherwise it prints the exact command to run.
 set -u
 build_pkgs="gcc make pkg-config libpcre2-dev libsqlite3-dev libarchive-dev libncurses-dev libzstd-dev"
 test_pkgs="libcmocka-dev sqlite3 tmux libxml2-utils groff-base shellcheck libarchive-tools zstd xz-utils bzip2 valgrind python3 cmark-gfm strace"
+# make fuzz: clang with libFuzzer and the sanitizers' runtimes
+fuzz_pkgs="clang libclang-rt-dev"
 want="$build_pkgs"
 [ "${1:-}" = "--test" ] && want="$build_pkgs $test_pkgs"
+[ "${1:-}" = "--fuzz" ] && want="$build_pkgs $fuzz_pkgs"
 
 missing=""
 for p in $want; do

@@ -36,7 +36,8 @@ void esc_term(struct buf *o, const char *s, size_t n, unsigned flags)
 		if (run >= n)
 			break;
 		buf_puts(o, p[run] == 0 ? "\\0" : "?");
-		i = run + 1;
+		/* a C1 control in UTF-8 is one character of two bytes: one '?' */
+		i = run + (p[run] == 0xc2 && run + 1 < n && p[run + 1] >= 0x80 && p[run + 1] < 0xa0 ? 2 : 1);
 	}
 }
 

@@ -115,15 +115,22 @@ check "evidence/ingest-write-fails/not-internal" sh -c "! grep -q 'fatal' '$E/if
 check_eq "evidence/ingest-write-fails/no-temporary" 0 "$(ls -A "$E" | grep -c '^\.keep\.db\.tmp-')"
 
 # ---- a case that cannot be written to, or is damaged --------------------------
-cp "$E/r.db" "$E/ro.db"
-chmod 444 "$E/ro.db"
-if [ "$(id -u)" -ne 0 ]; then
-	"$bin" analyze "$E/ro.db" > /dev/null 2> "$E/ro.err"
-	check_eq "evidence/analyze-read-only/exit-3" 3 "$?"
-	check "evidence/analyze-read-only/says" grep -q "read-only" "$E/ro.err"
+# (root writes through a mode of 444: as root, analyze runs as nobody)
+ro=$(mktemp -d /tmp/ncclforensic-ro.XXXXXX)
+chmod 755 "$ro"
+cp "$E/r.db" "$ro/ro.db"
+chmod 444 "$ro/ro.db"
+as=""
+if [ "$(id -u)" -eq 0 ] && command -v runuser > /dev/null 2>&1 && id -u nobody > /dev/null 2>&1; then
+	as="runuser -u nobody --"
 fi
-# (root writes through a mode of 444: the read-only case is a read-only mount
-# or open, which a damaged file stands in for here)
+if [ "$(id -u)" -ne 0 ] || [ -n "$as" ]; then
+	$as "$bin" analyze "$ro/ro.db" > /dev/null 2> "$E/ro.err"
+	check_eq "evidence/analyze-read-only/exit-3" 3 "$?"
+	check "evidence/analyze-read-only/says" grep -q "ro.db: the case is read-only" "$E/ro.err"
+	check "evidence/analyze-read-only/not-internal" sh -c "! grep -q 'fatal' '$E/ro.err'"
+fi
+rm -rf "$ro"
 head -c 100000 "$E/r.db" > "$E/damaged.db"
 "$bin" analyze "$E/damaged.db" > /dev/null 2> "$E/damaged.err"
 rc=$?

@@ -317,7 +317,9 @@ check_eq "hostile/pickles/long-body-cut" "input ends inside BINBYTES (0x42) at b
 check_eq "hostile/pickles/truncated" "input ends inside SHORT_BINUNICODE (0x8c) at byte 285: truncated pickle" "$(perr truncated)"
 check_eq "hostile/pickles/recursive" "APPEND (0x61) at byte 7: a container stored inside itself (recursive structure) is not supported" "$(perr recursive)"
 check_eq "hostile/pickles/not-a-dict" "not a flight-recorder dump (top level is list, not a dict)" "$(perr toplevel_list)"
-check_eq "hostile/pickles/valid-read" "5" "$(q pickles "SELECT count(*) FROM events WHERE kind='fr_entry'")"
+check_eq "hostile/pickles/valid-read" "6" "$(q pickles "SELECT count(*) FROM events WHERE kind='fr_entry'")"
+check_eq "hostile/pickles/sizes-overflow-no-numel" "1 0" "$(q pickles "SELECT count(*) || ' ' || count(json_extract(e.fields, '\$.numel_in'))
+	FROM events e JOIN sources s USING(source_id) WHERE s.path = 'nccl_trace_rank_sizes_overflow' AND e.kind = 'fr_entry'")"
 says pickles msg "^ncclforensic: nccl_trace_rank_global_reduce: flight recorder: refused opcode GLOBAL"
 check_eq "hostile/pickles/memo-bomb" "APPENDS (0x65) at byte 545: values shared through the memo expand beyond the limit of 268435456 bytes (a pickle bomb?)" "$(perr memo_bomb)"
 check_eq "hostile/pickles/refused-count" 15 "$(q pickles "SELECT count(*) FROM sources WHERE skip_reason='binary: flight-recorder pickle refused'")"

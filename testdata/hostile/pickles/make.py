@@ -8,6 +8,7 @@ Each file is listed in CASES with the opcode it attacks; the expected error
 messages live in the unit test.
 """
 import os
+import pickle
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -108,6 +109,22 @@ def memo_bomb():
 
 
 CASES["memo_bomb.pkl"] = memo_bomb()
+
+
+def sizes_overflow():
+    """A valid dump whose tensor sizes multiply past 64 bits (2^62 x 4):
+    read, without a numel."""
+    entry = {"record_id": 0, "pg_id": 0, "process_group": ("0", "default"), "collective_seq_id": 1,
+             "p2p_seq_id": 0, "op_id": 1, "profiling_name": "nccl:all_reduce",
+             "time_created_ns": 1700000000000000000, "input_sizes": [[2**62, 4]],
+             "output_sizes": [[2**62, 4], [2**62, 2**62]], "input_dtypes": ["Float"],
+             "output_dtypes": ["Float"], "state": "scheduled", "time_discovered_started_ns": None,
+             "time_discovered_completed_ns": None, "retired": False, "timeout_ms": 600000,
+             "is_p2p": False, "frames": []}
+    return pickle.dumps({"version": "2.4", "rank": 0, "entries": [entry]}, protocol=2)
+
+
+CASES["sizes_overflow.pkl"] = sizes_overflow()
 
 
 def main():
