@@ -3,6 +3,7 @@
 
 #include "analysis_internal.h"
 #include "case_db.h"
+#include "case_schema.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include <time.h>
 
 static const char clear_sql[] =
-	"DELETE FROM verdict; DELETE FROM findings; DELETE FROM evidence; DELETE FROM cascade;\n"
+	"DELETE FROM verdict; DELETE FROM diagnosis_rules; DELETE FROM findings; DELETE FROM evidence; DELETE FROM cascade;\n"
 	"DELETE FROM rank_status; DELETE FROM network; DELETE FROM config; DELETE FROM sysmsgs;\n";
 
 static const struct {
@@ -39,6 +40,7 @@ void analysis_run(sqlite3 *db)
 	const char *tm = getenv("NF_TIMINGS");
 	bool timings = tm && *tm && strcmp(tm, "0") != 0;
 	db_exec(db, "SAVEPOINT analysis");
+	case_schema_upgrade(db);
 	db_exec(db, clear_sql);
 	bool restarted = analysis_attempts_scope(db);
 	for (size_t i = 0; i < sizeof(analyses) / sizeof(analyses[0]); i++) {

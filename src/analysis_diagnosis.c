@@ -1,45 +1,78 @@
 /* analysis_diagnosis.c: names the rank(s) and the collective that failed
- * first, and why. The causes are tried in a fixed order, from those that end
- * in an error (init, exception, death) to those that end in a hang
- * (mismatch, stall, silence); the first that the evidence supports wins. */
+ * first, and why. The rules of diagnosis_rules.h are tried in their order,
+ * from those that end in an error (init, exception, death) to those that end
+ * in a hang (mismatch, stall, silence); the first that the evidence supports
+ * decides. What every rule said is kept in diagnosis_rules (analyze
+ * --explain prints it). */
 #include "analysis_internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "case_db.h"
 #include "diagnosis.h"
 #include "findings.h"
 
-typedef bool (*cause_fn)(struct diagnosis *d);
+static const struct diag_rule {
+	const char *id;
+	enum diag_family family;
+	bool (*fn)(struct diagnosis *d);
+	const char *reads, *what;
+} rules[] = {
+#define DIAG_RULE_ROW(id, family, fn, reads, what) {#id, family, fn, reads, what},
+	DIAG_RULES(DIAG_RULE_ROW)
+#undef DIAG_RULE_ROW
+};
 
-/* Where no rank stands out: the ranks that logged the lowest last training
- * step, when every rank with logs logged steps and the others got further.
- * The rank that stopped first is among them (the ones it held up directly
- * never finished that step either; the others could finish one more), so
- * they are where to look. */
-static void lagging_step_hint(struct diagnosis *d)
+static const char *family_name(enum diag_family f)
 {
-	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT group_concat(rank, ', '), min(last_step), count(*), (SELECT count(*) FROM rank_status WHERE events > 0),"
-		"  (SELECT count(*) FROM rank_status WHERE events > 0 AND last_step IS NOT NULL)"
-		" FROM (SELECT rank, last_step FROM rank_status WHERE events > 0 AND last_step ="
-		"  (SELECT min(last_step) FROM rank_status WHERE events > 0) ORDER BY rank)");
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		int64_t n = sqlite3_column_int64(st, 2), with_logs = sqlite3_column_int64(st, 3),
-			with_steps = sqlite3_column_int64(st, 4);
-		if (with_steps == with_logs && n < with_logs) {
-			buf_printf(&d->v.summary,
-				   " Ranks %s logged step %lld last, every other rank a later one: the rank that stopped"
-				   " first is among them.",
-				   (const char *)sqlite3_column_text(st, 0), (long long)sqlite3_column_int64(st, 1));
-			v_cite_event(&d->v,
-				     q_int(d->db, 0,
-					   "SELECT e.event_id FROM events e JOIN rank_status r USING(rank) WHERE e.kind = 'app_step'"
-					   " AND r.events > 0 AND r.last_step = %lld AND e.time_us = r.last_step_time_us"
-					   " ORDER BY e.rank, e.event_id LIMIT 1",
-					   (long long)sqlite3_column_int64(st, 1)),
-				     "a last step of the ranks behind");
-		}
+	switch (f) {
+	case DIAG_CRASH: return "crash";
+	case DIAG_HANG: return "hang";
+	case DIAG_END: return "end";
+	case DIAG_UNTIMED: return "untimed";
+	case DIAG_LAST: return "last";
+	}
+	return "?";
+}
+
+/* Whether a family's rules are tried; if not, why (into why). */
+static bool family_applies(struct diagnosis *d, enum diag_family f, const char **why)
+{
+	switch (f) {
+	case DIAG_CRASH:
+	case DIAG_LAST:
+		return true;
+	case DIAG_HANG:
+		*why = "no failure was logged (no timeout, error or exit): the hang rules need one";
+		return d->t0 != T_NONE;
+	case DIAG_END:
+		*why = "a failure was logged: the job did not just end";
+		return d->t0 == T_NONE;
+	case DIAG_UNTIMED:
+		*why = d->t0 != T_NONE ? "a failure was logged: the hang was reported" : "the job said it ended";
+		return d->t0 == T_NONE && !d->completed;
+	}
+	return false;
+}
+
+struct rule_said {
+	const char *state; /* "decided", "declined", "not tried", "not reached" */
+	char *reason;
+};
+
+static void write_rules(struct diagnosis *d, const struct rule_said *said)
+{
+	sqlite3_stmt *st = db_prepare(d->db, "INSERT INTO diagnosis_rules(ord, rule, family, state, reason, reads)"
+					     " VALUES(?,?,?,?,?,?)");
+	for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
+		sqlite3_bind_int(st, 1, (int)i + 1);
+		sqlite3_bind_text(st, 2, rules[i].id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, family_name(rules[i].family), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, said[i].state, -1, SQLITE_STATIC);
+		db_bind_text(st, 5, said[i].reason, -1);
+		sqlite3_bind_text(st, 6, rules[i].reads, -1, SQLITE_STATIC);
+		db_step_done(st);
 	}
 	sqlite3_finalize(st);
 }
@@ -49,79 +82,29 @@ void analysis_diagnosis(sqlite3 *db)
 	struct diagnosis d;
 	diag_load(&d, db);
 	diag_responsiveness(&d);
-	static const cause_fn crash[] = {diag_stopped, diag_hardware, diag_before_init, diag_init_failure, diag_check_mismatch,
-					   diag_check_skip, diag_app_exception, diag_rank_exited, diag_rank_left,
-					   diag_rank_vanished};
-	static const cause_fn hang[] = {diag_mismatch, diag_p2p, diag_stalled, diag_late_start, diag_unresponsive,
-					  diag_stalled_text, diag_alone, diag_not_started, diag_skipped_call, diag_absent,
-					  diag_stuck, diag_stuck_group};
+	struct rule_said said[ARRAY_LEN(rules)];
 	bool done = false;
-	for (size_t i = 0; i < ARRAY_LEN(crash) && !done; i++) {
-		v_reset(&d.v);
-		done = crash[i](&d);
-	}
-	for (size_t i = 0; i < ARRAY_LEN(hang) && !done && d.t0 != T_NONE; i++) {
-		v_reset(&d.v);
-		done = hang[i](&d);
-	}
-	if (!done && d.t0 == T_NONE) {
-		v_reset(&d.v);
-		done = diag_completed(&d);
-	}
-	if (!done && d.t0 == T_NONE && !d.completed) {
-		/* a hang nobody reported: different calls at one site, else the rank behind */
-		d.untimed_hang = true;
-		v_reset(&d.v);
-		done = diag_mismatch(&d);
-		if (!done) {
-			v_reset(&d.v);
-			done = diag_silent_hang(&d);
+	for (size_t i = 0; i < ARRAY_LEN(rules); i++) {
+		said[i] = (struct rule_said){"not reached", NULL};
+		if (done)
+			continue;
+		const char *why = NULL;
+		if (!family_applies(&d, rules[i].family, &why)) {
+			said[i] = (struct rule_said){"not tried", xstrdup(why)};
+			continue;
 		}
-	}
-	if (!done) {
 		v_reset(&d.v);
-		d.v.outcome = d.t0 != T_NONE ? "hang" : "unknown";
-		d.v.cause = "unknown";
-		d.v.confidence = "low";
-		d.v.first_failure_t = d.t0;
-		if (d.t0 != T_NONE) {
-			buf_puts(&d.v.summary, "The job failed, but the logs do not tell which rank started it: no rank"
-					       " stands out (all timed out, none died first, no mismatch recorded).");
-			v_cite_event(&d.v, q_int(db, 0, "SELECT first_error_event FROM rank_status"
-							" WHERE first_error_event IS NOT NULL ORDER BY first_error_time_us, rank LIMIT 1"),
-				     "the first failure");
+		buf_clear(&d.decline);
+		done = rules[i].fn(&d);
+		if (done) {
+			said[i].state = "decided";
+			d.v.rule = rules[i].id;
+		} else {
+			/* a rule that gives no reason of its own: what it looks for
+			 * is not what the logs show */
+			said[i] = (struct rule_said){"declined", d.decline.len ? xstrdup(d.decline.data)
+									  : xasprintf("not found: %s", rules[i].what)};
 		}
-		bool common = d.t0 != T_NONE && diag_common_error(&d);
-		bool in_transfer = false;
-		for (size_t i = 0; i < d.nranks && d.t0 != T_NONE && !common && !in_transfer; i++)
-			in_transfer = diag_waits_in_transfer(&d, d.ranks[i].rank);
-		if (in_transfer)
-			buf_puts(&d.v.summary,
-				 q_int(db, 0, "SELECT count(*) FROM fr_entries WHERE is_p2p = 1") > 0
-					 ? " Ranks timed out in point-to-point transfers (SEND/RECV), and the flight recorder's"
-					   " transfers (fr_entries with is_p2p = 1) do not lead to one rank."
-					 : " Ranks timed out in point-to-point transfers (SEND/RECV): which rank waited for"
-					   " which is in the flight-recorder dumps, which this case lacks.");
-		else if (d.teardown_t != T_NONE) {
-			d.v.outcome = "hang";
-			buf_puts(&d.v.summary, "The job hung: every rank went silent, with no timeout logged, and no rank"
-					       " stands out (none behind the others in the calls the logs show).");
-		} else if (d.t0 == T_NONE) {
-			buf_puts(&d.v.summary, "The logs show neither a failure nor a successful end of the job.");
-			/* where they end: a job killed with SIGKILL, logs taken mid-run */
-			int64_t last = q_int(db, 0, "SELECT event_id FROM events WHERE time_us IS NOT NULL"
-						    " AND coalesce(clock, '') <> 'inherited' AND kind NOT LIKE 'fr\\_%%' ESCAPE '\\'"
-						    " AND rank IS NOT NULL ORDER BY time_us DESC, event_id DESC LIMIT 1");
-			if (last) {
-				char t[32];
-				fmt_time(q_int(db, T_NONE, "SELECT time_us FROM events WHERE event_id = %lld", (long long)last),
-					 t, sizeof(t));
-				buf_printf(&d.v.summary, " The ranks' last lines with a time of their own end at %s.", t);
-				v_cite_event(&d.v, last, "where the ranks' logs end");
-			}
-		}
-		if (!common && !in_transfer && (d.t0 != T_NONE || d.teardown_t != T_NONE))
-			lagging_step_hint(&d);
 	}
 	if (d.teardown_t != T_NONE) {
 		char t[32];
@@ -145,6 +128,9 @@ void analysis_diagnosis(sqlite3 *db)
 			   d.v.summary.len ? " " : "", (long long)n, n == 1 ? "" : "s");
 	}
 	diag_write(&d);
+	write_rules(&d, said);
+	for (size_t i = 0; i < ARRAY_LEN(rules); i++)
+		free(said[i].reason);
 	findings_dedup(db);
 	diag_free(&d);
 }

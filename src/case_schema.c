@@ -2,6 +2,8 @@
  * table and column; tests check that the two agree. */
 #include "case_schema.h"
 
+#include "case_db.h"
+
 const char case_schema_ingest_sql[] =
 	"CREATE TABLE meta(\n"
 	"  key TEXT PRIMARY KEY,\n"
@@ -189,8 +191,10 @@ const char case_schema_analysis_sql[] =
 	"  first_failure_us INTEGER,\n"
 	"  confidence TEXT,\n"
 	"  summary TEXT,\n"
-	"  missing TEXT\n"
+	"  missing TEXT,\n"
+	"  rule TEXT\n"
 	");\n"
+	DIAGNOSIS_RULES_DDL
 	"CREATE TABLE findings(\n"
 	"  finding_id INTEGER PRIMARY KEY,\n"
 	"  kind TEXT,\n"
@@ -344,3 +348,12 @@ const char case_schema_analysis_sql[] =
 	"  expected_high_gbs REAL,\n"
 	"  finding_id INTEGER\n"
 	");\n";
+
+void case_schema_upgrade(sqlite3 *db)
+{
+	/* schema 2 had no verdict.rule and no diagnosis_rules */
+	if (db_int(db, "SELECT count(*) FROM pragma_table_info('verdict') WHERE name = 'rule'", 1) == 0)
+		db_exec(db, "ALTER TABLE verdict ADD COLUMN rule TEXT");
+	if (db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'diagnosis_rules'", 1) == 0)
+		db_exec(db, DIAGNOSIS_RULES_DDL);
+}

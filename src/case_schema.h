@@ -2,7 +2,10 @@
 #ifndef NF_CASE_SCHEMA_H
 #define NF_CASE_SCHEMA_H
 
-#define NF_SCHEMA_VERSION 2
+/* 3: verdict.rule and diagnosis_rules (the rule that decided, and what
+ * every rule said); cases of 2 are upgraded by `analyze`, and read as they
+ * are by the other commands. */
+#define NF_SCHEMA_VERSION 3
 
 /* The typed flight-recorder entries (fr_table.c), part of the ingest's
  * tables; also created on its own for cases written before it existed. */
@@ -35,6 +38,23 @@
  * query on their states adds this term (c: "" or an alias and a dot), which
  * is what lets SQLite use a partial index. */
 #define COLL_NOT_COMPLETED(c) c "state <> 'completed'"
+
+/* What each rule of the diagnosis said (diagnosis_rules.h), in its order:
+ * decided, declined (with the reason), not tried (its family's condition
+ * did not hold), not reached (a rule before it decided). */
+#define DIAGNOSIS_RULES_DDL                                                                           \
+	"CREATE TABLE diagnosis_rules(\n"                                                              \
+	"  ord INTEGER PRIMARY KEY,\n"                                                                 \
+	"  rule TEXT,\n"                                                                               \
+	"  family TEXT,\n"                                                                             \
+	"  state TEXT,\n"                                                                              \
+	"  reason TEXT,\n"                                                                             \
+	"  reads TEXT\n"                                                                               \
+	");\n"
+
+#include <sqlite3.h>
+/* Brings a case of an older schema up to this one's tables (`analyze`). */
+void case_schema_upgrade(sqlite3 *db);
 
 /* Tables written by ingest (before indexes). */
 extern const char case_schema_ingest_sql[];

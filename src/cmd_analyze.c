@@ -2,41 +2,81 @@
  * existing case and prints the verdict (--reattribute: the attribution of
  * sources and events to hosts and ranks too). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis.h"
+#include "escape.h"
 #include "attribution.h"
 #include "case_db.h"
 #include "commands.h"
 #include "util.h"
 #include "verdict_print.h"
 
+/* --explain: what every rule said, in order, with the rows of the tables it
+ * reasons on (the same facts `ncclforensic sql` shows). */
+static void explain(sqlite3 *db, FILE *out)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT ord, rule, family, state, reason, reads FROM diagnosis_rules ORDER BY ord");
+	struct buf b = {0};
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *reason = (const char *)sqlite3_column_text(st, 4);
+		const char *reads = (const char *)sqlite3_column_text(st, 5);
+		buf_clear(&b);
+		buf_printf(&b, "%2d %-18s %-8s %s", sqlite3_column_int(st, 0), (const char *)sqlite3_column_text(st, 1),
+			   (const char *)sqlite3_column_text(st, 2), (const char *)sqlite3_column_text(st, 3));
+		if (reason)
+			buf_printf(&b, ": %s", reason);
+		buf_putc(&b, '\n');
+		if (reads && *reads && strcmp((const char *)sqlite3_column_text(st, 3), "not reached") != 0) {
+			buf_puts(&b, "   reads");
+			char *copy = xstrdup(reads), *save = NULL;
+			for (char *t = strtok_r(copy, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+				char *q = sqlite3_mprintf("SELECT count(*) FROM \"%w\"", t);
+				long long n = (long long)db_int(db, q, -1);
+				buf_printf(&b, " %s (%lld row%s)", t, n, n == 1 ? "" : "s");
+				sqlite3_free(q);
+			}
+			free(copy);
+			buf_putc(&b, '\n');
+		}
+		esc_term_fputs(out, b.data, b.len, ESC_KEEP_NEWLINE);
+	}
+	sqlite3_finalize(st);
+	buf_free(&b);
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	const char *path = NULL;
-	bool quiet = false, reattribute = false;
+	bool quiet = false, reattribute = false, explaining = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("usage: " NF_PROG " analyze CASE.db [-q] [--reattribute]\n"
+			printf("usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--reattribute]\n"
 			       "  re-runs every analysis, replacing the verdict, findings and derived tables,\n"
 			       "  and prints the verdict\n"
 			       "  -q, --quiet      print nothing\n"
+			       "  --explain        then every rule of the diagnosis in order: decided, declined\n"
+			       "                   (and why), not tried or not reached, with the rows of the\n"
+			       "                   tables it reasons on\n"
 			       "  --reattribute    also redo the attribution of sources and events to hosts\n"
 			       "                   and ranks (ingest did it; needed after editing them by hand)\n");
 			return NF_EXIT_OK;
 		} else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
 			quiet = true;
+		} else if (strcmp(argv[i], "--explain") == 0) {
+			explaining = true;
 		} else if (strcmp(argv[i], "--reattribute") == 0) {
 			reattribute = true;
 		} else if (!path && argv[i][0] != '-') {
 			path = argv[i];
 		} else {
-			fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--reattribute]\n");
+			fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--reattribute]\n");
 			return NF_EXIT_USAGE;
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--reattribute]\n");
+		fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--reattribute]\n");
 		return NF_EXIT_USAGE;
 	}
 	sqlite3 *db = case_open_or_say(path, false);
@@ -49,6 +89,11 @@ int cmd_analyze(int argc, char **argv)
 	db_exec(db, "COMMIT");
 	if (!quiet)
 		verdict_print_summary(db, stdout);
+	if (explaining) {
+		if (!quiet)
+			putchar('\n');
+		explain(db, stdout);
+	}
 	case_close(db);
 	return NF_EXIT_OK;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diagnosis_rules.h"
 #include "util.h"
 
 #define T_NONE INT64_MIN
@@ -57,8 +58,9 @@ struct verdict {
 	struct buf summary;
 	struct cited *evidence;
 	size_t nevidence, evidence_cap;
-	char missing[8][160];
-	int nmissing;
+	char **missing;       /* what would have told more (v_missing), nmissing of them */
+	int nmissing, missing_cap;
+	const char *rule;     /* the rule that decided (diagnosis_rules.h) */
 };
 
 struct diagnosis {
@@ -68,7 +70,6 @@ struct diagnosis {
 	int world;            /* world size the logs state, or nranks */
 	int64_t t0;           /* first failure in the job (T_NONE: none) */
 	bool completed;       /* the launcher or the app said it finished */
-	bool untimed_hang;    /* no failure, no end: the causes try a hang nobody reported */
 	bool any_dump;
 	bool past_init;        /* some rank got past NCCL's init (rank_status.init_complete, or a training step logged) */
 	bool has_fr;          /* the case has flight-recorder entries */
@@ -76,6 +77,15 @@ struct diagnosis {
 	int64_t teardown_t;   /* lost connections after a silent hang: its teardown (T_NONE: none) */
 	int64_t absent_request_ev; /* the first failure: a dump request from a rank without logs (0: not) */
 	struct verdict v;
+	struct buf decline;   /* why the rule being tried declined (v_decline) */
+	/* the job ended (diag_job_ended: -1 not yet known), and how it shows */
+	int ended;
+	bool ended_final_dumps, ended_destroyed;
+	/* the ranks' calls disagree somewhere (diag_calls_disagree: -1 not yet
+	 * known), from one pass over the collectives, kept for the completed rule */
+	int disagree;
+	void *collective_scan;
+	int scan_maxrank;
 };
 
 /* NCCL's warnings carry whole seconds ("[2026-12-01 05:06:04]"): a time
@@ -131,27 +141,23 @@ void v_cite_event(struct verdict *v, int64_t event_id, const char *note);
 void v_cite_line(struct verdict *v, int64_t source_id, int64_t line_no, const char *note);
 void v_missing(struct verdict *v, const char *fmt, ...) NF_PRINTF(2, 3);
 
-/* causes, tried in this order; each returns true when it decided */
-bool diag_stopped(struct diagnosis *d);   /* diagnosis_stopped.c: the whole job stopped from outside while it ran */
-bool diag_hardware(struct diagnosis *d);  /* diagnosis_hardware.c: a GPU fault or a lost link before the failure */
-bool diag_before_init(struct diagnosis *d); /* diagnosis_crash.c: ranks that never reached communicator init */
-bool diag_init_failure(struct diagnosis *d);
-bool diag_app_exception(struct diagnosis *d);
-bool diag_rank_exited(struct diagnosis *d);
-bool diag_rank_left(struct diagnosis *d); /* a rank whose process ended, without an error, before the failure */
-bool diag_rank_vanished(struct diagnosis *d); /* diagnosis_vanished.c: died unreported, its peers' connections closed */
+/* the rules (their prototypes, order and families: diagnosis_rules.h);
+ * a rule that does not decide says why: */
+void v_decline(struct diagnosis *d, const char *fmt, ...) NF_PRINTF(2, 3);
+/* Whether the job ended (the launcher or the app said so, a final dump with
+ * every collective completed, every rank took down its communicators),
+ * found once (diagnosis_complete.c). */
+bool diag_job_ended(struct diagnosis *d);
+/* Whether the ranks' calls differ somewhere (op, size or type at one seq of
+ * a group), by one pass over the collectives, found once (diagnosis_complete.c). */
+bool diag_calls_disagree(struct diagnosis *d);
 /* diagnosis_crash.c: where no cause was found, every rank failing with one
  * NCCL error (a shared setting or build): the outcome and summary say so */
 bool diag_common_error(struct diagnosis *d);
-bool diag_check_mismatch(struct diagnosis *d); /* diagnosis_checks.c: PyTorch's collective check found different calls */
-bool diag_check_skip(struct diagnosis *d);     /* diagnosis_checks.c: a rank past a check its group waited in */
 /* The first lost connection (closed by the remote end, NCCL's remote error)
  * if it is the job's first failure: at t0 (to the second), no watchdog timed
  * out before it. Its event (0 if none), its time in *when. */
 int64_t diag_first_lost_connection(struct diagnosis *d, int64_t *when);
-bool diag_mismatch(struct diagnosis *d);
-bool diag_p2p(struct diagnosis *d);       /* diagnosis_p2p.c: a transfer (send/recv) never posted or skipped */
-bool diag_transfer_counts(struct diagnosis *d); /* diagnosis_p2p.c: a completed job whose pairs counted differently */
 /* One rank waiting on a peer's transfer, by NCCL's Send/Recv lines (diagnosis_p2p.c): it posted more receives
  * from the peer than the peer posted sends to it, or more sends than the peer posted receives. */
 struct transfer_wait {
@@ -173,23 +179,11 @@ int diag_transfer_skipper(struct diagnosis *d, int waiter, struct transfer_wait 
  * Send/Recv lines: one end posted more than the other matched), listed into *dropped; how many (none if
  * every one waits) */
 size_t diag_drop_transfer_waiters(struct diagnosis *d, struct buf *dropped);
-bool diag_stalled(struct diagnosis *d);
-bool diag_late_start(struct diagnosis *d); /* a rank whose first timed-out call began after the first timeout */
-bool diag_unresponsive(struct diagnosis *d);
-bool diag_stalled_text(struct diagnosis *d);
-bool diag_absent(struct diagnosis *d);    /* diagnosis_absent.c: every rank with logs waited on ranks without any */
 /* diagnosis_absent.c: whole nodes are missing, and a group timed out in a call every member with logs entered */
 bool diag_waits_on_absent(struct diagnosis *d);
-bool diag_stuck(struct diagnosis *d);     /* diagnosis_stuck.c: a rank that never came back after the abort */
-bool diag_alone(struct diagnosis *d);     /* diagnosis_alone.c: a timeout in a group of one member: the rank's GPU */
-bool diag_skipped_call(struct diagnosis *d); /* diagnosis_skipped.c: a call peers completed, skipped by a rank that went on */
-bool diag_not_started(struct diagnosis *d); /* diagnosis_not_started.c: a call a peer's GPU started, the rank's never */
-bool diag_stuck_group(struct diagnosis *d); /* diagnosis_stuck_group.c: every wait leads to one call a small group all made */
 /* Whether a rank shows less of a group than another member did when the job
  * hung (the hang views of diagnosis_hang.c: what each rank had enqueued) */
 bool diag_any_behind(struct diagnosis *d);
-bool diag_silent_hang(struct diagnosis *d);
-bool diag_completed(struct diagnosis *d);
 void diag_responsiveness(struct diagnosis *d);
 /* The collective the culprits' peers waited on first (pg key, seq, op, the
  * event that says so): the earliest-started timed-out collective, in a group

@@ -124,10 +124,14 @@ bool diag_waits_on_absent(struct diagnosis *d)
 bool diag_absent(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE || d->completed)
+	if (d->t0 == T_NONE || d->completed) {
+		v_decline(d, "no failure was logged, or the job said it ended");
 		return false;
-	if (!diag_ranks_absent(d))
+	}
+	if (!diag_ranks_absent(d)) {
+		v_decline(d, "every rank of the job has lines in the input");
 		return false;
+	}
 	int64_t lost_t = T_NONE;
 	int64_t lost_ev = diag_first_lost_connection(d, &lost_t);
 	int64_t wait_ev = 0;
@@ -136,8 +140,11 @@ bool diag_absent(struct diagnosis *d)
 		 * ended: then the absent ones are not the only candidates */
 		for (size_t i = 0; i < d->nranks; i++) {
 			struct rank_facts *r = &d->ranks[i];
-			if (r->events && !r->has_dump && r->first_error_t == T_NONE && r->first_timeout_t == T_NONE)
+			if (r->events && !r->has_dump && r->first_error_t == T_NONE && r->first_timeout_t == T_NONE) {
+				v_decline(d, "a rank with logs went silent at the lost connections: it may be "
+					     "the one that ended, not only the ranks without logs");
 				return false;
+			}
 		}
 	}
 	if (lost_ev || d->absent_request_ev) {
@@ -145,8 +152,11 @@ bool diag_absent(struct diagnosis *d)
 	} else if (nodes_missing(d)) {
 		wait_ev = waited_on_absent(d);
 	}
-	if (!v->nculprits)
+	if (!v->nculprits) {
+		v_decline(d, "the ranks with logs did not wait on the ranks without any (no lost connection, "
+			     "no dump request from them, no missing node they waited on)");
 		return false;
+	}
 	v->outcome = lost_ev ? "crash" : "hang";
 	v->cause = lost_ev ? "rank_exited" : "rank_stalled";
 	v->confidence = "low";

@@ -96,14 +96,18 @@ static size_t alone_calls(struct diagnosis *d, struct alone_call **out)
 bool diag_alone(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE)
+	if (d->t0 == T_NONE) {
+		v_decline(d, "no failure was logged");
 		return false;
+	}
 	struct alone_call *calls;
 	size_t n = alone_calls(d, &calls);
 	size_t with_logs = diag_ranks_with_logs(d);
 	/* more stuck GPUs than healthy ones: a cause they share is likelier */
 	if (n == 0 || 2 * n > with_logs) {
 		free(calls);
+		v_decline(d, "no timeout in a group of one member, or more such ranks than healthy ones (a "
+			     "shared cause is likelier)");
 		return false;
 	}
 	for (size_t i = 0; i < n; i++)

@@ -373,8 +373,10 @@ static bool check_site(struct diagnosis *d, const char *key, bool first)
 bool diag_check_mismatch(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_mismatch')"))
+	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_mismatch')")) {
+		v_decline(d, "no collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) reported different calls");
 		return false;
+	}
 	check_groups_table(d);
 	char (*groups)[128];
 	size_t ng = check_groups_of_reports(d, &groups);
@@ -386,6 +388,8 @@ bool diag_check_mismatch(struct diagnosis *d)
 	for (size_t i = 0; i < ng; i++)
 		done += check_site(d, groups[i], done == 0);
 	free(groups);
+	if (done == 0)
+		v_decline(d, "the check's reports name no rank that deviated from its group");
 	if (done > 1) {
 		struct buf l = {0};
 		fmt_rank_list(v->culprits, v->nculprits, &l);
@@ -517,8 +521,10 @@ bool diag_check_skip(struct diagnosis *d)
 	struct verdict *v = &d->v;
 	/* each rank a check's barrier waited for in vain, in each group of
 	 * three or more where the reporting rank is the barrier's rank 0 */
-	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_absent')"))
+	if (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_absent')")) {
+		v_decline(d, "no collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) waited for a rank in vain");
 		return false;
+	}
 	check_groups_table(d);
 	/* A root may number its members alike in several groups (rank 0 is
 	 * group rank 0 of the default group and of its dp group): the check ran
@@ -600,8 +606,11 @@ bool diag_check_skip(struct diagnosis *d)
 	sqlite3_finalize(st);
 	if (rank < 0 && stalled >= 0 && !several_stalled)
 		return check_stalled(d, stalled, stalled_grp, stalled_ev);
-	if (rank < 0 || several)
+	if (rank < 0 || several) {
+		v_decline(d, several ? "the checks' barriers waited for several ranks alike: no one of them went past first"
+				     : "no rank went past a check its group waited in");
 		return false;
+	}
 	struct rank_facts *f = diag_rank(d, rank);
 	struct buf who = {0}, members = {0};
 	check_verdict(d, rank, grp, "crash", "collective_mismatch", &who, &members);

@@ -276,31 +276,51 @@ static bool all_destroyed(struct diagnosis *d)
 	       d->world;
 }
 
+/* The job ended, found once for the three rules that need it. */
+bool diag_job_ended(struct diagnosis *d)
+{
+	if (d->ended < 0) {
+		d->ended_final_dumps =
+			q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE evidence = 'flight recorder'") > 0 &&
+			q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE evidence = 'flight recorder'"
+					" AND " COLL_NOT_COMPLETED("")) == 0;
+		d->ended_destroyed = !d->completed && !d->ended_final_dumps && all_destroyed(d);
+		d->ended = d->completed || d->ended_final_dumps || d->ended_destroyed;
+	}
+	return d->ended;
+}
+
+/* The pass over the collectives, kept for the completed rule (its lateness)
+ * and for diag_calls_disagree. */
+static void scan_once(struct diagnosis *d)
+{
+	if (d->disagree >= 0)
+		return;
+	bool disagree;
+	d->collective_scan = scan_collectives(d, &d->scan_maxrank, &disagree);
+	d->disagree = disagree;
+}
+
+bool diag_calls_disagree(struct diagnosis *d)
+{
+	scan_once(d);
+	return d->disagree;
+}
+
 bool diag_completed(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	bool final_dumps = q_int(d->db, 0,
-		"SELECT count(*) FROM collectives WHERE evidence = 'flight recorder'") > 0 &&
-		q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE evidence = 'flight recorder'"
-				" AND " COLL_NOT_COMPLETED("")) == 0;
-	bool destroyed = !d->completed && !final_dumps && all_destroyed(d);
-	if (!d->completed && !final_dumps && !destroyed)
+	if (!diag_job_ended(d)) {
+		v_decline(d, "the logs show no end of the job (no launcher's or app's success line, no final dump with"
+			     " every collective completed, no rank that took down every communicator)");
 		return false;
-	int maxrank;
-	bool disagree;
-	struct lateness *per = scan_collectives(d, &maxrank, &disagree);
-	/* ranks that disagreed on a collective NCCL happened to complete */
-	if (disagree && diag_mismatch(d) && strcmp(v->cause, "collective_mismatch") == 0) {
-		free(per);
-		return true;
 	}
-	v_reset(v);
-	/* a transfer skipped without a hang (its send completed anyway) */
-	if (diag_transfer_counts(d)) {
-		free(per);
-		return true;
-	}
-	v_reset(v);
+	bool final_dumps = d->ended_final_dumps, destroyed = d->ended_destroyed;
+	scan_once(d);
+	struct lateness *per = d->collective_scan;
+	int maxrank = d->scan_maxrank;
+	d->collective_scan = NULL;
+	d->disagree = -1;
 	v->outcome = "completed";
 	v->cause = "none";
 	v->confidence = destroyed ? "medium" : "high";

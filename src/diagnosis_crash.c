@@ -130,8 +130,10 @@ static int64_t store_unreachable(struct diagnosis *d, int rank)
 static bool init_store_lost(struct diagnosis *d, int64_t ev)
 {
 	struct verdict *v = &d->v;
-	if (!ev)
+	if (!ev) {
+		v_decline(d, "no rank failed its init, and none lost the store");
 		return false;
+	}
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
 		if (r->events && r->first_error_t == T_NONE && !r->init_complete && !r->exited)
@@ -142,6 +144,8 @@ static bool init_store_lost(struct diagnosis *d, int64_t ev)
 		struct rank_facts *r = diag_rank(d, v->culprits[i]);
 		if (!r || !r->host[0] || !diag_culprits_whole_host(d, r->host)) {
 			v->nculprits = 0;
+			v_decline(d, "the store was lost with a rank killed from outside: its death is the "
+				     "cause, for the rules that follow");
 			return false;
 		}
 	}
@@ -149,8 +153,10 @@ static bool init_store_lost(struct diagnosis *d, int64_t ev)
 	for (int rank = 0; absent && rank < d->world; rank++)
 		if (diag_rank_absent(d, rank))
 			v_culprit(v, rank);
-	if (v->nculprits == 0)
+	if (v->nculprits == 0) {
+		v_decline(d, "no rank failed its init but for the lost store, which no rank's failure explains");
 		return false;
+	}
 	v->outcome = "crash";
 	v->cause = "rank_exited";
 	v->confidence = "low";
@@ -203,12 +209,18 @@ static bool init_store_lost(struct diagnosis *d, int64_t ev)
 static bool init_waited_on(struct diagnosis *d, int root, int64_t ev, bool store_lost)
 {
 	struct verdict *v = &d->v;
-	if (root < 0)
+	if (root < 0) {
+		v_decline(d, "no rank failed its init (NCCL's init errors, or errors of a rank that never "
+			     "finished its init)");
 		return false;
+	}
 	struct rank_facts *r = diag_rank(d, root);
 	/* it was killed (the launcher saw it): the dead rank's rule */
-	if (r && killed_from_outside(r))
+	if (r && killed_from_outside(r)) {
+		v_decline(d, "the rank whose unique id the others waited for was killed from outside: its "
+			     "death is the cause, for the rules that follow");
 		return false;
+	}
 	bool logged = r && r->events;
 	/* the store went away too: the root's node ended, it did not stall */
 	bool ended = logged && store_lost;
@@ -303,6 +315,7 @@ bool diag_init_failure(struct diagnosis *d)
 			first_err = cands[i].t;
 	if (died != T_NONE && first_err != T_NONE && died < first_err + LAUNCHER_LAG_US) {
 		free(cands);
+		v_decline(d, "a rank was killed before the first init error: the errors are its consequences");
 		return false;
 	}
 	/* where some hosts lack the interface NCCL was told to use, the ranks of
@@ -488,11 +501,15 @@ bool diag_app_exception(struct diagnosis *d)
 		}
 	}
 	sqlite3_finalize(st);
-	if (first_rank < 0)
+	if (first_rank < 0) {
+		v_decline(d, "no rank raised an exception of its own (one that is not a consequence of a "
+			     "peer's failure)");
 		return false;
+	}
 	int64_t others = others_first_failure(d, v, first_rank);
 	if (first_t != T_NONE && others != T_NONE && first_t > others + SLACK_US) {
 		v->nculprits = 0; /* it came after the others failed: a consequence */
+		v_decline(d, "the first exception came after other ranks had failed: a consequence");
 		return false;
 	}
 	struct rank_facts *r = diag_rank(d, first_rank);
@@ -580,17 +597,25 @@ bool diag_rank_exited(struct diagnosis *d)
 		if (!first || (r->exit_t != T_NONE && (first->exit_t == T_NONE || r->exit_t < first->exit_t)))
 			first = r;
 	}
-	if (!first)
+	if (!first) {
+		v_decline(d, "no rank's process died of a signal or an exit code of its own (not one its "
+			     "launcher sent)");
 		return false;
+	}
 	int64_t others = others_first_failure(d, v, first->rank);
-	if (first->exit_t != T_NONE && others != T_NONE && first->exit_t > others + SLACK_US)
+	if (first->exit_t != T_NONE && others != T_NONE && first->exit_t > others + SLACK_US) {
+		v_decline(d, "the first death came after other ranks had failed: a consequence");
 		return false;
+	}
 	/* a rank with no line of its own in the bundle (only its launcher's
 	 * report): an exit reported after the others failed says nothing of
 	 * who went first (an exit status of its own error, which is not here) */
 	if (first->exit_t != T_NONE && others != T_NONE && first->exit_t > others &&
-	    !has_own_lines(d, first->rank))
+	    !has_own_lines(d, first->rank)) {
+		v_decline(d, "the first death, of a rank with no line of its own, was reported after the "
+			     "others failed: it says nothing of who went first");
 		return false;
+	}
 	/* others that died with it: killed too, or with lines of their own
 	 * that show no error (an exit status of a rank with only its
 	 * launcher's report is most likely its own exception's, not here) */
@@ -726,15 +751,19 @@ static bool error_before(struct diagnosis *d, int rank, int64_t ev)
 bool diag_rank_left(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE || d->completed)
+	if (d->t0 == T_NONE || d->completed) {
+		v_decline(d, "no failure was logged, or the job said it ended");
 		return false;
+	}
 	/* peers were left waiting in a collective (or in PyTorch's check of
 	 * one, which runs before NCCL is called) */
 	if (q_int(d->db, 0, "SELECT count(*) FROM collectives WHERE state IN ('timed_out', 'failed', 'scheduled', 'started')"
 			" AND " COLL_NOT_COMPLETED("")) == 0 &&
 	    q_int(d->db, 0, "SELECT count(*) FROM pg_status WHERE last_enqueued > last_completed") == 0 &&
-	    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind IN ('pg_check_absent', 'pg_check_waited'))"))
+	    !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind IN ('pg_check_absent', 'pg_check_waited'))")) {
+		v_decline(d, "every collective completed, and no check waited: no rank left its peers waiting");
 		return false;
+	}
 	struct rank_facts *first = NULL;
 	int64_t first_t = T_NONE, first_ev = 0;
 	int64_t *when = xcalloc(d->nranks ? d->nranks : 1, sizeof(*when));
@@ -762,6 +791,7 @@ bool diag_rank_left(struct diagnosis *d)
 	free(untimed);
 	if (!first) {
 		free(when);
+		v_decline(d, "no rank's process ended without an error before the first failure");
 		return false;
 	}
 	for (size_t i = 0; i < d->nranks; i++)
@@ -825,14 +855,20 @@ bool diag_rank_left(struct diagnosis *d)
 bool diag_before_init(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->completed || d->past_init)
+	if (d->completed || d->past_init) {
+		v_decline(d, "the job ended, or some rank got past its communicators' init");
 		return false;
+	}
 	/* an init that failed on its own (no interface): the init failure's */
-	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE kind IN ('nccl_no_socket_if', 'nccl_net_no_interface')") > 0)
+	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE kind IN ('nccl_no_socket_if', 'nccl_net_no_interface')") > 0) {
+		v_decline(d, "a rank's network interface is missing: the init failure rule says so");
 		return false;
+	}
 	/* the store went away with its node: the ranks there did not stall */
-	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE %s", store_lost_sql) > 0)
+	if (q_int(d->db, 0, "SELECT count(*) FROM events WHERE %s", store_lost_sql) > 0) {
+		v_decline(d, "a rank lost the store: the init failure rule says so");
 		return false;
+	}
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT r.rank, (SELECT count(*) FROM events e WHERE e.rank = r.rank AND e.kind >= 'nccl_' AND e.kind < 'nccl`'"
 		/* NCCL's own lines (they carry its pid): PyTorch's copies of NCCL's errors say nothing of init */
@@ -857,6 +893,7 @@ bool diag_before_init(struct diagnosis *d)
 	/* ranks without any file say nothing either way: the others must still outnumber the stuck */
 	if (stuck == 0 || stuck_failed || began < stuck) {
 		free(who);
+		v_decline(d, "no rank stuck before init that its peers outnumber");
 		return false;
 	}
 	for (size_t i = 0; i < stuck; i++)

@@ -550,7 +550,11 @@ static bool any_timeout(const struct diagnosis *d)
 	return false;
 }
 
-bool diag_mismatch(struct diagnosis *d)
+/* When the mismatch rule is tried: a failure was logged, none was and the
+ * job did not end (a hang nobody reported), or the job ended. */
+enum mismatch_when { MM_FAILED, MM_UNTIMED, MM_ENDED };
+
+static bool mismatch_rule(struct diagnosis *d, enum mismatch_when when)
 {
 	struct verdict *v = &d->v;
 	/* every (group, seq) where ranks disagree on op or size, earliest first */
@@ -588,12 +592,18 @@ bool diag_mismatch(struct diagnosis *d)
 			site_free(&site);
 	}
 	sqlite3_finalize(st);
-	if (sites == 0)
-		return truncated_message(d);
+	if (sites == 0) {
+		/* a job that ended has no "message truncated" to explain */
+		if (when != MM_ENDED && truncated_message(d))
+			return true;
+		v_decline(d, "no group has ranks that called a different collective (op, size or type) at one"
+			     " sequence number%s", when != MM_ENDED ? ", and NCCL reported no truncated message" : "");
+		return false;
+	}
 
 	struct site *f = &first;
 	/* no timeout: NCCL matched the different calls anyway and the job ran on */
-	v->outcome = d->t0 != T_NONE || d->untimed_hang ? "hang" : "completed";
+	v->outcome = when == MM_ENDED ? "completed" : "hang";
 	v->cause = "collective_mismatch";
 	v->confidence = f->confidence;
 	v->first_failure_t = d->t0;
@@ -626,7 +636,7 @@ bool diag_mismatch(struct diagnosis *d)
 				    " until the job hung later."
 			   : d->t0 != T_NONE && any_timeout(d) ? "the group hung there and its peers timed out."
 			   : d->t0 != T_NONE ? "the group hung there."
-			   : d->untimed_hang ? "the group hung there (no watchdog timeout was logged: blocking wait, a long"
+			   : when == MM_UNTIMED ? "the group hung there (no watchdog timeout was logged: blocking wait, a long"
 					       " timeout, or logs taken before it fired)."
 					     : "nothing failed: NCCL does not check that the ranks make the same call, so the"
 					       " job ran on to its end, with wrong data from that collective on.");
@@ -658,6 +668,34 @@ bool diag_mismatch(struct diagnosis *d)
 	}
 	buf_free(&who);
 	site_free(&first);
+	return true;
+}
+
+bool diag_mismatch(struct diagnosis *d)
+{
+	return mismatch_rule(d, MM_FAILED);
+}
+
+bool diag_untimed_mismatch(struct diagnosis *d)
+{
+	return mismatch_rule(d, MM_UNTIMED);
+}
+
+/* A job that ended though its ranks disagreed on a collective NCCL happened
+ * to complete (it does not compare them). */
+bool diag_completed_mismatch(struct diagnosis *d)
+{
+	if (!diag_job_ended(d)) {
+		v_decline(d, "the logs show no end of the job (no launcher's or app's success line, no final dump with"
+			     " every collective completed, no rank that took down every communicator)");
+		return false;
+	}
+	if (!diag_calls_disagree(d)) {
+		v_decline(d, "the ranks' calls agree at every sequence number of every group");
+		return false;
+	}
+	if (!mismatch_rule(d, MM_ENDED))
+		return false;
 	return true;
 }
 
@@ -1368,8 +1406,10 @@ static bool late_arrival(struct diagnosis *d)
 bool diag_late_start(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE)
+	if (d->t0 == T_NONE) {
+		v_decline(d, "no failure was logged");
 		return false;
+	}
 	char *sql = sqlite3_mprintf(LATE_START_SQL
 		" SELECT w.rank, w.pg, w.seq, w.op, w.event_id, w.t_start, w.t FROM w JOIN late USING(rank)"
 		/* one rank, or the few (a minority) whose late calls began within a
@@ -1488,6 +1528,8 @@ bool diag_stalled(struct diagnosis *d)
 	sqlite3_finalize(st);
 	if (nb == 0) {
 		free(bl);
+		v_decline(d, "every rank of each group with a timeout had enqueued the call its group timed "
+			     "out in (none is behind)");
 		return false;
 	}
 	/* roots: blocked ranks that are not themselves waiting on someone */
@@ -1504,6 +1546,8 @@ bool diag_stalled(struct diagnosis *d)
 	if (v->nculprits > 2 && !diag_few(d, v->nculprits)) {
 		v->nculprits = 0;
 		free(bl);
+		v_decline(d, "many ranks were behind at once with nothing pending: they wait on something the "
+			     "collectives do not show");
 		return false;
 	}
 	if (!any_root) {
@@ -1514,6 +1558,8 @@ bool diag_stalled(struct diagnosis *d)
 			in_transfer += diag_waits_in_transfer(d, bl[i].rank);
 		if (in_transfer == nb) {
 			free(bl);
+			v_decline(d, "every rank behind waits in a transfer: the cause is down a chain of "
+				     "sends and receives");
 			return false;
 		}
 		for (size_t i = 0; i < nb; i++)
@@ -1566,6 +1612,8 @@ bool diag_stalled(struct diagnosis *d)
 	if (!any_root && any_unresponsive(d)) {
 		v->nculprits = 0;
 		free(bl);
+		v_decline(d, "every rank behind was itself waiting on someone, and the chain ends at a rank "
+			     "that answered nothing: the unresponsive rule says so");
 		return false;
 	}
 	/* roots whose watchdog could not run and that never answered were not
@@ -1580,6 +1628,8 @@ bool diag_stalled(struct diagnosis *d)
 	if (all_frozen || all_hosts_silent(d)) {
 		v->nculprits = 0;
 		free(bl);
+		v_decline(d, "the ranks behind were frozen (their watchdogs could not run) or every host went "
+			     "silent: the unresponsive rule says so");
 		return false;
 	}
 	/* a cycle of waits with no skip to explain it: which rank started it
@@ -1587,6 +1637,7 @@ bool diag_stalled(struct diagnosis *d)
 	if (!any_root) {
 		v->nculprits = 0;
 		free(bl);
+		v_decline(d, "the waits form a cycle with no skip to explain it");
 		return false;
 	}
 	v->outcome = "hang";
@@ -1666,12 +1717,14 @@ bool diag_unresponsive(struct diagnosis *d)
 	 * (a teardown no line shows, say), not the many */
 	if (ns == 0 || responsive == 0 || 2 * ns > diag_ranks_with_logs(d)) {
 		free(silent);
+		v_decline(d, "no rank went silent while others answered, or most ranks did");
 		return false;
 	}
 	/* no rank got past NCCL's init: a rank waiting there for a peer logs
 	 * nothing (bootstrap), so silence tells nothing of who stopped */
 	if (!d->past_init) {
 		free(silent);
+		v_decline(d, "no rank got past NCCL's init: silence there tells nothing of who stopped");
 		return false;
 	}
 	/* whole hosts gone silent */
@@ -1796,8 +1849,10 @@ bool diag_stalled_text(struct diagnosis *d)
 	for (size_t i = 0; i < d->nranks; i++)
 		if (d->ranks[i].first_timeout_t != T_NONE)
 			timed_out++;
-	if (!timed_out)
+	if (!timed_out) {
+		v_decline(d, "no rank's watchdog timed out");
 		return false;
+	}
 	/* with ranks of the job missing from the bundle, failures that are not
 	 * a watchdog's timeout (an NCCL error, a peer lost) point at those: a
 	 * dead one took its connections down, and a live rank that had no
@@ -1808,8 +1863,11 @@ bool diag_stalled_text(struct diagnosis *d)
 	int64_t lost_t;
 	if (diag_ranks_absent(d) > 0 &&
 	    (!q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_watchdog_timeout')") ||
-	     diag_first_lost_connection(d, &lost_t) || diag_waits_on_absent(d)))
+	     diag_first_lost_connection(d, &lost_t) || diag_waits_on_absent(d))) {
+		v_decline(d, "ranks without any logs may be the cause: the failures point at them (an NCCL "
+			     "error, a lost connection, a call every member with logs entered)");
 		return false;
+	}
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
 		if (!r->events || !r->responsive || r->first_timeout_t != T_NONE)
@@ -2200,8 +2258,10 @@ bool diag_silent_hang(struct diagnosis *d)
 	static const char le_sql[] = AHEAD_LE_SQL("pg_status", "collectives");
 	/* who is behind whom says nothing when some ranks left no line at all:
 	 * the ranks with logs may all be waiting on them */
-	if (diag_ranks_absent(d))
+	if (diag_ranks_absent(d)) {
+		v_decline(d, "ranks without any logs may be the cause: the ranks with logs may all wait on them");
 		return false;
+	}
 	if (skipped_ahead(d, le_sql, false) || skipped_by_order(d, le_sql))
 		return true;
 	char *sql = sqlite3_mprintf("%s SELECT rank, max(peer_max - le) FROM cmp GROUP BY rank"

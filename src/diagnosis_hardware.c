@@ -154,15 +154,20 @@ static int64_t first_failure(struct diagnosis *d, struct buf *out)
 bool diag_hardware(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE)
+	if (d->t0 == T_NONE) {
+		v_decline(d, "no failure was logged to look for a hardware fault around");
 		return false;
+	}
 	int64_t lo = d->t0 - CORR_BEFORE_US, hi = d->t0 + CORR_AFTER_US;
 	struct sysmsg gpu, link;
 	struct rank_set gpu_ranks = {.n = 0}, link_ranks = {.n = 0};
 	bool have_gpu = gpu_fault(d, lo, hi, &gpu, &gpu_ranks);
 	bool have_link = link_lost(d, lo, hi, &link, &link_ranks);
-	if (!have_gpu && !have_link)
+	if (!have_gpu && !have_link) {
+		v_decline(d, "no GPU fault (Xid, ECC) and no lost link (an IB port down, a NIC reset) on a "
+			     "rank's host near the first failure");
 		return false;
+	}
 	/* the earlier of the two is the cause */
 	bool is_gpu = have_gpu && (!have_link || gpu.t <= link.t);
 	struct sysmsg *m = is_gpu ? &gpu : &link;

@@ -130,6 +130,7 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 {
 	memset(d, 0, sizeof(*d));
 	d->db = db;
+	d->ended = d->disagree = -1;
 	d->v.seq = -1;
 	d->v.first_failure_t = T_NONE;
 	sqlite3_stmt *st = db_prepare(db,
@@ -275,7 +276,12 @@ void diag_free(struct diagnosis *d)
 	free(d->ranks);
 	free(d->v.culprits);
 	free(d->v.evidence);
+	for (int i = 0; i < d->v.nmissing; i++)
+		free(d->v.missing[i]);
+	free(d->v.missing);
 	buf_free(&d->v.summary);
+	buf_free(&d->decline);
+	free(d->collective_scan);
 }
 
 struct rank_facts *diag_rank(struct diagnosis *d, int rank)
@@ -403,7 +409,10 @@ void v_reset(struct verdict *v)
 {
 	v->nculprits = 0;
 	v->nevidence = 0;
+	for (int i = 0; i < v->nmissing; i++)
+		free(v->missing[i]);
 	v->nmissing = 0;
+	v->rule = NULL;
 	v->pg[0] = v->op[0] = v->peer_op[0] = '\0';
 	v->seq = -1;
 	buf_clear(&v->summary);
@@ -436,11 +445,26 @@ void v_cite_line(struct verdict *v, int64_t source_id, int64_t line_no, const ch
 
 void v_missing(struct verdict *v, const char *fmt, ...)
 {
-	if (v->nmissing >= (int)ARRAY_LEN(v->missing))
-		return;
+	/* as long as it needs to be (a fixed slot once cut a real verdict's
+	 * sentence mid-word) */
+	struct buf b = {0};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(v->missing[v->nmissing++], sizeof(v->missing[0]), fmt, ap);
+	buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	if (v->nmissing >= v->missing_cap) {
+		v->missing_cap = v->missing_cap ? v->missing_cap * 2 : 8;
+		v->missing = xrealloc(v->missing, (size_t)v->missing_cap * sizeof(*v->missing));
+	}
+	v->missing[v->nmissing++] = b.data ? b.data : xstrdup("");
+}
+
+void v_decline(struct diagnosis *d, const char *fmt, ...)
+{
+	buf_clear(&d->decline);
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vprintf(&d->decline, fmt, ap);
 	va_end(ap);
 }
 

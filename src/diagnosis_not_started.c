@@ -44,8 +44,10 @@ static const char not_started_sql[] =
 bool diag_not_started(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE || !d->has_fr)
+	if (d->t0 == T_NONE || !d->has_fr) {
+		v_decline(d, "no failure was logged, or no flight-recorder dump");
 		return false;
+	}
 	size_t with_logs = diag_ranks_with_logs(d);
 	sqlite3_stmt *st = db_prepare(d->db, not_started_sql);
 	size_t n = 0;
@@ -69,8 +71,11 @@ bool diag_not_started(struct diagnosis *d)
 	}
 	sqlite3_finalize(st);
 	/* more ranks than healthy ones held up: a cause they share is likelier */
-	if (n == 0 || 2 * n > with_logs)
+	if (n == 0 || 2 * n > with_logs) {
+		v_decline(d, "no call that a peer's GPU started and a rank's never did, or more such ranks "
+			     "than healthy ones");
 		return false;
+	}
 	v->outcome = "hang";
 	v->cause = "rank_stalled";
 	v->confidence = n == 1 && peer_ev ? "high" : "medium";

@@ -271,6 +271,7 @@ bool diag_p2p(struct diagnosis *d)
 	struct p2p p = {.d = d};
 	if (!load(&p)) {
 		free(p.r);
+		v_decline(d, "no rank waits in a transfer the flight recorder shows (no dump, or no unfinished SEND or RECV)");
 		return false;
 	}
 	struct root *roots = NULL;
@@ -290,6 +291,8 @@ bool diag_p2p(struct diagnosis *d)
 	bool done = n > 0;
 	if (done)
 		write_verdict(&p, roots, n);
+	else
+		v_decline(d, "the waits in transfers lead to no rank that never posted or went past its end of one");
 	free(roots);
 	free(p.r);
 	return done;
@@ -572,6 +575,10 @@ static const char pair_counts_sql[] =
 bool diag_transfer_counts(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
+	if (!diag_job_ended(d)) {
+		v_decline(d, "the logs show no end of the job");
+		return false;
+	}
 	db_exec(d->db, latest_sql);
 	sqlite3_stmt *st = db_prepare(d->db, pair_counts_sql);
 	size_t n = 0;
@@ -614,5 +621,7 @@ bool diag_transfer_counts(struct diagnosis *d)
 		buf_printf(&v->summary, " %zu pairs disagree; ranks named: %s.", n, l.data);
 		buf_free(&l);
 	}
+	if (n == 0)
+		v_decline(d, "every pair of ranks counted the same transfers between them (or no final dump counts them)");
 	return n > 0;
 }

@@ -40,11 +40,14 @@ static const char skipped_sql[] =
 bool diag_skipped_call(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE || !d->has_fr)
+	if (d->t0 == T_NONE || !d->has_fr) {
+		v_decline(d, "no failure was logged, or no flight-recorder dump");
 		return false;
+	}
 	sqlite3_stmt *st = db_prepare(d->db, skipped_sql);
 	if (sqlite3_step(st) != SQLITE_ROW) {
 		sqlite3_finalize(st);
+		v_decline(d, "no rank went on past a call its peers completed");
 		return false;
 	}
 	int rank = sqlite3_column_int(st, 0), peer = sqlite3_column_int(st, 4);

@@ -20,15 +20,23 @@
 bool diag_stopped(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->stopped_t == T_NONE || d->completed || d->teardown_t != T_NONE)
+	if (d->stopped_t == T_NONE || d->completed || d->teardown_t != T_NONE) {
+		v_decline(d, "no launcher was told to stop from outside before a failure (or the job ended, "
+			     "or it had hung before)");
 		return false;
+	}
 	/* no failure before it */
-	if (d->t0 != T_NONE && d->t0 < d->stopped_t - WHOLE_SECOND_US)
+	if (d->t0 != T_NONE && d->t0 < d->stopped_t - WHOLE_SECOND_US) {
+		v_decline(d, "a rank failed before the launchers were told to stop");
 		return false;
+	}
 	int64_t shortest, longest;
 	diag_silence_at(d, d->stopped_t, &shortest, &longest);
-	if (longest == T_NONE || longest > RUNNING_SILENCE_US)
+	if (longest == T_NONE || longest > RUNNING_SILENCE_US) {
+		v_decline(d, "some rank had been silent for more than 10 s when the launchers were told to "
+			     "stop: the job was not running then");
 		return false;
+	}
 	v->outcome = "crash";
 	v->cause = "none";
 	v->confidence = "medium";

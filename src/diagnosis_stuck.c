@@ -137,17 +137,23 @@ static size_t stuck_ranks(struct diagnosis *d, int **stuck, bool *aborts_logged)
 bool diag_stuck(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE)
+	if (d->t0 == T_NONE) {
+		v_decline(d, "no failure was logged");
 		return false;
+	}
 	/* its premise: every rank had enqueued the same calls (a rank behind
 	 * the others missed one, which the other rules did not make out) */
-	if (diag_any_behind(d))
+	if (diag_any_behind(d)) {
+		v_decline(d, "a rank is behind the others in a group: a stuck rank is not the premise");
 		return false;
+	}
 	int *stuck;
 	bool aborts_logged = false;
 	size_t nstuck = stuck_ranks(d, &stuck, &aborts_logged);
-	if (!nstuck)
+	if (!nstuck) {
+		v_decline(d, "no rank stayed stuck after the abort");
 		return false;
+	}
 	for (size_t i = 0; i < nstuck; i++)
 		v_culprit(v, stuck[i]);
 	free(stuck);

@@ -50,8 +50,10 @@ static const char peer_sql[] =
 bool diag_stuck_group(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE || !d->has_fr || diag_ranks_absent(d) > 0)
+	if (d->t0 == T_NONE || !d->has_fr || diag_ranks_absent(d) > 0) {
+		v_decline(d, "no failure was logged, no flight-recorder dump, or ranks without any logs");
 		return false;
+	}
 	size_t with_logs = diag_ranks_with_logs(d);
 
 	sqlite3_stmt *st = db_prepare(d->db, held_sql);
@@ -71,14 +73,18 @@ bool diag_stuck_group(struct diagnosis *d)
 	sqlite3_finalize(st);
 	/* one such call, in a group of at most half the ranks (a group of
 	 * every rank stuck together says nothing of who) */
-	if (found != 1 || (size_t)(2 * members) > with_logs)
+	if (found != 1 || (size_t)(2 * members) > with_logs) {
+		v_decline(d, "no single call that every wait leads to, made by a group of at most half the ranks");
 		return false;
+	}
 	st = db_prepare(d->db, elsewhere_sql);
 	sqlite3_bind_text(st, 1, pg, -1, SQLITE_TRANSIENT);
 	int64_t elsewhere = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 1;
 	sqlite3_finalize(st);
-	if (elsewhere > 0)
+	if (elsewhere > 0) {
+		v_decline(d, "the group's call was held up elsewhere too");
 		return false;
+	}
 
 	/* the members, as the ranks to look at (not culprits: one of them is) */
 	struct buf l = {0}, hosts = {0};

@@ -106,12 +106,17 @@ static struct rank_facts *closed_peer(struct diagnosis *d, const struct rank_fac
 bool diag_rank_vanished(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	if (d->t0 == T_NONE || d->completed)
+	if (d->t0 == T_NONE || d->completed) {
+		v_decline(d, "no failure was logged, or the job said it ended");
 		return false;
+	}
 	int64_t lost_t = T_NONE;
 	int64_t lost_ev = diag_first_lost_connection(d, &lost_t);
-	if (!lost_ev)
+	if (!lost_ev) {
+		v_decline(d, "no rank lost its connections first (closed by the remote end, NCCL's remote "
+			     "error) at the job's first failure");
 		return false;
+	}
 	struct gone *g = xcalloc(d->nranks ? d->nranks : 1, sizeof(*g));
 	size_t nsilent = 0, lived_on = 0;
 	for (size_t i = 0; i < d->nranks; i++) {
@@ -126,6 +131,8 @@ bool diag_rank_vanished(struct diagnosis *d)
 	size_t nabsent = diag_ranks_absent(d);
 	if (!nsilent || !lived_on || nsilent * 2 > d->nranks) {
 		free(g);
+		v_decline(d, "no rank went silent before the lost connections while others lived on (or more "
+			     "than half went silent)");
 		return false;
 	}
 	/* who saw whom go, on the same host */
@@ -153,6 +160,7 @@ bool diag_rank_vanished(struct diagnosis *d)
 		any_seen |= g[i].silent && g[i].seen && !g[i].follower;
 	if (nabsent && !any_seen) {
 		free(g);
+		v_decline(d, "ranks without any logs could have died first as well, and none was seen going");
 		return false;
 	}
 	struct rank_facts *first = NULL;

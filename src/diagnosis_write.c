@@ -140,7 +140,7 @@ void diag_write(struct diagnosis *d)
 	buf_putc(&missing, ']');
 	sqlite3_stmt *st = db_prepare(d->db,
 		"INSERT INTO verdict(outcome, cause, culprit_ranks, culprit_hosts, process_group, seq, op,"
-		" first_failure_us, confidence, summary, missing) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+		" first_failure_us, confidence, summary, missing, rule) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
 	sqlite3_bind_text(st, 1, v->outcome, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, v->cause, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, culprits.data, -1, SQLITE_STATIC);
@@ -153,6 +153,7 @@ void diag_write(struct diagnosis *d)
 	capitalize_rank_sentences(v->summary.data);
 	sqlite3_bind_text(st, 10, v->summary.data ? v->summary.data : "", -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 11, missing.data, -1, SQLITE_STATIC);
+	db_bind_text(st, 12, v->rule, -1);
 	db_step_done(st);
 	sqlite3_finalize(st);
 	for (size_t i = 0; i < v->nevidence; i++) {

@@ -150,6 +150,7 @@ static void verdict(struct jw *w, const struct report_model *m)
 	jw_str(w, "op", m->op);
 	jw_time(w, "first_failure_time", m->first_failure_us);
 	jw_str(w, "confidence", m->confidence);
+	jw_str(w, "rule", m->rule);
 	jw_str(w, "summary", m->has_verdict ? m->summary : "No verdict: the case has not been analysed.");
 	jw_evidence(w, m->ev, m->n_ev);
 	jw_close(w, '}');

@@ -275,8 +275,12 @@ static void register_names(struct loader *L)
 static void load_verdict(struct loader *L)
 {
 	struct report_model *m = L->m;
-	sqlite3_stmt *st = prep(L, "SELECT outcome, cause, culprit_ranks, culprit_hosts, process_group, seq, op, "
-				   "first_failure_us, confidence, summary, missing FROM verdict ORDER BY rowid LIMIT 1");
+	/* (a case analysed before the rules were recorded has no verdict.rule) */
+	bool has_rule = db_int(L->db, "SELECT count(*) FROM pragma_table_info('verdict') WHERE name = 'rule'", 0) > 0;
+	sqlite3_stmt *st = prep(L, has_rule ? "SELECT outcome, cause, culprit_ranks, culprit_hosts, process_group, seq, op, "
+					      "first_failure_us, confidence, summary, missing, rule FROM verdict ORDER BY rowid LIMIT 1"
+					    : "SELECT outcome, cause, culprit_ranks, culprit_hosts, process_group, seq, op, "
+					      "first_failure_us, confidence, summary, missing, NULL FROM verdict ORDER BY rowid LIMIT 1");
 	m->seq = m->first_failure_us = RM_NONE;
 	m->missing_null = true;
 	if (step_row(st)) {
@@ -293,6 +297,7 @@ static void load_verdict(struct loader *L)
 		m->summary = col_str(L, st, 9);
 		m->missing_null = sqlite3_column_type(st, 10) == SQLITE_NULL;
 		json_array(L, st, 10, NULL, &m->missing, false);
+		m->rule = col_str(L, st, 11);
 	}
 	sqlite3_finalize(st);
 	if (!m->outcome)

@@ -105,6 +105,7 @@ struct report_model {
 	/* verdict (has_verdict false: the table is empty; then "unknown") */
 	bool has_verdict;
 	const char *outcome, *cause, *process_group, *op, *confidence, *summary;
+	const char *rule; /* the diagnosis rule that decided, NULL when the case does not say */
 	struct rm_ints culprit_ranks;
 	struct rm_strs culprit_hosts;
 	int64_t seq, first_failure_us;

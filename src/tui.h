@@ -70,6 +70,7 @@ struct tui_mark {
 struct tui_verdict {
 	bool present;
 	char *outcome, *cause, *culprit_hosts, *process_group, *op, *confidence, *summary;
+	char *rule; /* the diagnosis rule that decided, NULL when the case does not say */
 	int64_t seq, first_failure_us;
 	bool has_seq, has_first_failure;
 	int *culprits;

@@ -109,7 +109,9 @@ static void add_verdict(struct findings *f, const struct tui *t)
 		snprintf(buf, sizeof(buf), "  first failure   -");
 	}
 	add(f, IT_VERDICT, buf);
-	snprintf(buf, sizeof(buf), "  confidence      %s", v->confidence ? v->confidence : "-");
+	/* and the rule that decided, on the same row (analyze --explain says why) */
+	snprintf(buf, sizeof(buf), "  confidence      %s%s%s%s", v->confidence ? v->confidence : "-",
+		 v->rule ? " (decided by rule " : "", v->rule ? v->rule : "", v->rule ? ")" : "");
 	add(f, IT_VERDICT, buf);
 	if (v->summary) {
 		snprintf(buf, sizeof(buf), "  summary         %s", v->summary);

@@ -252,9 +252,13 @@ static void load_verdict(struct tui *t)
 {
 	struct tui_verdict *v = &t->verdict;
 	sqlite3_stmt *st = NULL;
+	/* (a case analysed before the rules were recorded has no verdict.rule) */
+	bool has_rule = db_int(t->db, "SELECT count(*) FROM pragma_table_info('verdict') WHERE name = 'rule'", 0) > 0;
 	if (sqlite3_prepare_v2(t->db,
-			       "SELECT outcome, cause, culprit_ranks, culprit_hosts, process_group, seq, op, "
-			       "first_failure_us, confidence, summary FROM verdict LIMIT 1",
+			       has_rule ? "SELECT outcome, cause, culprit_ranks, culprit_hosts, process_group, seq, op, "
+					  "first_failure_us, confidence, summary, rule FROM verdict LIMIT 1"
+					: "SELECT outcome, cause, culprit_ranks, culprit_hosts, process_group, seq, op, "
+					  "first_failure_us, confidence, summary, NULL FROM verdict LIMIT 1",
 			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	if (sqlite3_step(st) == SQLITE_ROW) {
@@ -271,6 +275,7 @@ static void load_verdict(struct tui *t)
 		v->first_failure_us = tui_time(sqlite3_column_int64(st, 7));
 		v->confidence = col_dup(st, 8);
 		v->summary = col_dup(st, 9);
+		v->rule = col_dup(st, 10);
 	}
 	sqlite3_finalize(st);
 }
@@ -353,6 +358,7 @@ void tui_model_free(struct tui *t)
 	free(v->process_group);
 	free(v->op);
 	free(v->confidence);
+	free(v->rule);
 	free(v->summary);
 	free(v->culprits);
 	memset(v, 0, sizeof(*v));

@@ -21,3 +21,11 @@ for i in $(sql "$db" "SELECT name FROM sqlite_master WHERE type = 'index' AND na
 done
 check_eq "docs/schema/indexes" "" "$missing"
 check "docs/schema-command" sh -c "'$NF_BIN' schema | grep -q 'CREATE TABLE verdict'"
+
+# docs/diagnosis.md's table of rules is the registry's (src/diagnosis_rules.h),
+# in its order, with each rule's family; and a case's diagnosis_rules agrees
+reg=$(sed -n 's/^[[:space:]]*RULE(\([a-z0-9_]*\), DIAG_\([A-Z]*\),.*/\1 \2/p' src/diagnosis_rules.h | awk '{print NR, $1, tolower($2)}')
+doc=$(sed -n 's/^| \([0-9]*\) | `\([a-z0-9_]*\)` | \([a-z]*\) |.*/\1 \2 \3/p' docs/diagnosis.md)
+check "docs/diagnosis/rules-in-registry-order" test -n "$reg"
+check_eq "docs/diagnosis/rules-table" "$reg" "$doc"
+check_eq "docs/diagnosis/case-rules" "$reg" "$(sql "$db" "SELECT ord || ' ' || rule || ' ' || family FROM diagnosis_rules ORDER BY ord")"

@@ -44,7 +44,7 @@ for job in $JOBS; do
 	check_eq "report/$job/json-keys" "verdict,findings,missing,cascade,job,network,config,sysmsgs,ranks,sources,bandwidth" \
 		"$(jq -r 'keys_unsorted | join(",")' "$j")"
 	check_eq "report/$job/json-verdict-keys" \
-		"outcome,cause,culprit_ranks,culprit_hosts,process_group,seq,op,first_failure_time,confidence,summary,evidence" \
+		"outcome,cause,culprit_ranks,culprit_hosts,process_group,seq,op,first_failure_time,confidence,rule,summary,evidence" \
 		"$(jq -r '.verdict | keys_unsorted | join(",")' "$j")"
 	check_eq "report/$job/json-evidence-keys" "source,line,text" \
 		"$(jq -r '[(.verdict.evidence + [.findings[].evidence[]])[] | keys_unsorted[0:3] | join(",")] | unique | join(";")' "$j")"

@@ -123,6 +123,7 @@ for tgz in testdata/corpus/*.tar.gz testdata/realjobs/*.tar.gz testdata/skewed/*
 	label=$job
 	[ "$set_" = corpus ] || label="$set_/$job"
 	check_verdict "verdict/$label" "$db" "$job" 1
+	snapshot "$label" "$db"
 	# evidence cited | of it, lines that exist | of it, lines expected (not from a dump)
 	IFS='|' read -r n m k <<EOF
 $(sql "$db" "SELECT (SELECT count(*) FROM evidence WHERE finding_id = 0) || '|'
@@ -163,6 +164,14 @@ check_eq "clocks/real-jobs/no-finding" 0 "$n"
 # (NF_VARIANTS_EVERY=1: every one, ~15 minutes here) (each copy
 # re-ingests the job and queries it a dozen times; the sample spreads over
 # every kind of job, and keeps CI's time in bounds) and every corpus job
+# snapshot LABEL DB: with NF_VERDICT_SNAPSHOT=DIR, the verdict of DB as JSON
+# into DIR (tests/helpers/verdict_snapshot.sh compares two such runs)
+snapshot() {
+	[ -n "${NF_VERDICT_SNAPSHOT:-}" ] || return 0
+	mkdir -p "$NF_VERDICT_SNAPSHOT"
+	"$NF_BIN" sql "$2" "SELECT * FROM verdict" --json > "$NF_VERDICT_SNAPSHOT/$(printf '%s' "$1" | tr '/' '~').json"
+}
+
 # variant_ingest LABEL VARIANT DIR: ingests DIR into DIR.VARIANT.db; a failed
 # ingest (no case, or an exit code past 1) fails here, where the checks of
 # its verdict would read nothing and pass
@@ -172,6 +181,7 @@ variant_ingest() {
 	if [ "$vrc" -gt 1 ] || [ ! -f "$3.$2.db" ]; then
 		fail "verdict-$2/$1/ingest" "exit $vrc: $(head -c 300 "$3.$2.out")"
 	fi
+	snapshot "$1.$2" "$3.$2.db"
 }
 
 variants_of() {

@@ -1,0 +1,88 @@
+/* diagnosis_unknown.c: the last rule, when no other decided: the verdict
+ * says what the logs show (a failure no rank stands out in, a hang every
+ * rank went silent in, or neither) and where to look. */
+#include "diagnosis.h"
+
+#include <stdio.h>
+
+#include "case_db.h"
+
+/* Where no rank stands out: the ranks that logged the lowest last training
+ * step, when every rank with logs logged steps and the others got further.
+ * The rank that stopped first is among them (the ones it held up directly
+ * never finished that step either; the others could finish one more), so
+ * they are where to look. */
+static void lagging_step_hint(struct diagnosis *d)
+{
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT group_concat(rank, ', '), min(last_step), count(*), (SELECT count(*) FROM rank_status WHERE events > 0),"
+		"  (SELECT count(*) FROM rank_status WHERE events > 0 AND last_step IS NOT NULL)"
+		" FROM (SELECT rank, last_step FROM rank_status WHERE events > 0 AND last_step ="
+		"  (SELECT min(last_step) FROM rank_status WHERE events > 0) ORDER BY rank)");
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		int64_t n = sqlite3_column_int64(st, 2), with_logs = sqlite3_column_int64(st, 3),
+			with_steps = sqlite3_column_int64(st, 4);
+		if (with_steps == with_logs && n < with_logs) {
+			buf_printf(&d->v.summary,
+				   " Ranks %s logged step %lld last, every other rank a later one: the rank that stopped"
+				   " first is among them.",
+				   (const char *)sqlite3_column_text(st, 0), (long long)sqlite3_column_int64(st, 1));
+			v_cite_event(&d->v,
+				     q_int(d->db, 0,
+					   "SELECT e.event_id FROM events e JOIN rank_status r USING(rank) WHERE e.kind = 'app_step'"
+					   " AND r.events > 0 AND r.last_step = %lld AND e.time_us = r.last_step_time_us"
+					   " ORDER BY e.rank, e.event_id LIMIT 1",
+					   (long long)sqlite3_column_int64(st, 1)),
+				     "a last step of the ranks behind");
+		}
+	}
+	sqlite3_finalize(st);
+}
+
+bool diag_unknown(struct diagnosis *d)
+{
+	sqlite3 *db = d->db;
+	d->v.outcome = d->t0 != T_NONE ? "hang" : "unknown";
+	d->v.cause = "unknown";
+	d->v.confidence = "low";
+	d->v.first_failure_t = d->t0;
+	if (d->t0 != T_NONE) {
+		buf_puts(&d->v.summary, "The job failed, but the logs do not tell which rank started it: no rank"
+				       " stands out (all timed out, none died first, no mismatch recorded).");
+		v_cite_event(&d->v, q_int(db, 0, "SELECT first_error_event FROM rank_status"
+						" WHERE first_error_event IS NOT NULL ORDER BY first_error_time_us, rank LIMIT 1"),
+			     "the first failure");
+	}
+	bool common = d->t0 != T_NONE && diag_common_error(d);
+	bool in_transfer = false;
+	for (size_t i = 0; i < d->nranks && d->t0 != T_NONE && !common && !in_transfer; i++)
+		in_transfer = diag_waits_in_transfer(d, d->ranks[i].rank);
+	if (in_transfer)
+		buf_puts(&d->v.summary,
+			 q_int(db, 0, "SELECT count(*) FROM fr_entries WHERE is_p2p = 1") > 0
+				 ? " Ranks timed out in point-to-point transfers (SEND/RECV), and the flight recorder's"
+				   " transfers (fr_entries with is_p2p = 1) do not lead to one rank."
+				 : " Ranks timed out in point-to-point transfers (SEND/RECV): which rank waited for"
+				   " which is in the flight-recorder dumps, which this case lacks.");
+	else if (d->teardown_t != T_NONE) {
+		d->v.outcome = "hang";
+		buf_puts(&d->v.summary, "The job hung: every rank went silent, with no timeout logged, and no rank"
+				       " stands out (none behind the others in the calls the logs show).");
+	} else if (d->t0 == T_NONE) {
+		buf_puts(&d->v.summary, "The logs show neither a failure nor a successful end of the job.");
+		/* where they end: a job killed with SIGKILL, logs taken mid-run */
+		int64_t last = q_int(db, 0, "SELECT event_id FROM events WHERE time_us IS NOT NULL"
+					    " AND coalesce(clock, '') <> 'inherited' AND kind NOT LIKE 'fr\\_%%' ESCAPE '\\'"
+					    " AND rank IS NOT NULL ORDER BY time_us DESC, event_id DESC LIMIT 1");
+		if (last) {
+			char t[32];
+			fmt_time(q_int(db, T_NONE, "SELECT time_us FROM events WHERE event_id = %lld", (long long)last),
+				 t, sizeof(t));
+			buf_printf(&d->v.summary, " The ranks' last lines with a time of their own end at %s.", t);
+			v_cite_event(&d->v, last, "where the ranks' logs end");
+		}
+	}
+	if (!common && !in_transfer && (d->t0 != T_NONE || d->teardown_t != T_NONE))
+		lagging_step_hint(d);
+	return true;
+}
