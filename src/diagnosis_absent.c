@@ -14,6 +14,7 @@
  * every rank without logs is named, with low confidence: what each did (and
  * which waited on which) is not in the bundle. */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,9 +158,9 @@ bool diag_absent(struct diagnosis *d)
 			     "no dump request from them, no missing node they waited on)");
 		return false;
 	}
-	v->outcome = lost_ev ? "crash" : "hang";
-	v->cause = lost_ev ? "rank_exited" : "rank_stalled";
-	v->confidence = "low";
+	v->outcome = lost_ev ? OUTCOME(crash) : OUTCOME(hang);
+	v->cause = lost_ev ? CAUSE(rank_exited) : CAUSE(rank_stalled);
+	v->confidence = CONFIDENCE(low);
 	v->first_failure_t = lost_ev ? lost_t : d->t0;
 	struct buf l = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);

@@ -16,6 +16,7 @@
  * ranks without logs (diagnosis_absent.c): this one rests on what the rank
  * logged, that one on what is missing. */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,9 +113,9 @@ bool diag_alone(struct diagnosis *d)
 	}
 	for (size_t i = 0; i < n; i++)
 		v_culprit(v, calls[i].rank);
-	v->outcome = "hang";
-	v->cause = "rank_stalled";
-	v->confidence = "medium";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(rank_stalled);
+	v->confidence = CONFIDENCE(medium);
 	v->first_failure_t = d->t0;
 	const struct alone_call *a = &calls[0];
 	diag_pg_display(d, a->pg, v->pg, sizeof(v->pg));

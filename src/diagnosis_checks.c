@@ -13,6 +13,7 @@
 
 #include "case_db.h"
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 enum { MAX_GROUP = 1 << 16 }; /* members of one group, at most */
 
@@ -297,9 +298,9 @@ static void site_judge(struct diagnosis *d, struct check_site *c)
 static void site_write(struct diagnosis *d, const struct check_site *c, int deviant)
 {
 	struct verdict *v = &d->v;
-	v->outcome = "crash";
-	v->cause = "collective_mismatch";
-	v->confidence = c->how ? "high" : "low";
+	v->outcome = OUTCOME(crash);
+	v->cause = CAUSE(collective_mismatch);
+	v->confidence = c->how ? CONFIDENCE(high) : CONFIDENCE(low);
 	v->first_failure_t = c->first_t != T_NONE ? c->first_t : d->t0;
 	if (c->key[0])
 		diag_pg_name(d, c->key, v->pg, sizeof(v->pg)); /* with its members below */
@@ -464,7 +465,7 @@ static void check_verdict(struct diagnosis *d, int rank, const char *grp, const 
 	v_culprit(v, rank);
 	v->outcome = outcome;
 	v->cause = cause;
-	v->confidence = "medium";
+	v->confidence = CONFIDENCE(medium);
 	v->first_failure_t = d->t0;
 	diag_pg_name(d, grp, v->pg, sizeof(v->pg)); /* with its members below */
 	rank_desc(d, rank, who);
@@ -483,7 +484,7 @@ static bool check_stalled(struct diagnosis *d, int rank, const char *grp, int64_
 	struct verdict *v = &d->v;
 	struct rank_facts *f = diag_rank(d, rank);
 	struct buf who = {0}, members = {0};
-	check_verdict(d, rank, grp, "hang", "rank_stalled", &who, &members);
+	check_verdict(d, rank, grp, OUTCOME(hang), CAUSE(rank_stalled), &who, &members);
 	buf_printf(&v->summary,
 		   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited"
 		   " for %s in vain, and it was in no check at all: alive (no error, no exit before the checks"
@@ -613,7 +614,7 @@ bool diag_check_skip(struct diagnosis *d)
 	}
 	struct rank_facts *f = diag_rank(d, rank);
 	struct buf who = {0}, members = {0};
-	check_verdict(d, rank, grp, "crash", "collective_mismatch", &who, &members);
+	check_verdict(d, rank, grp, OUTCOME(crash), CAUSE(collective_mismatch), &who, &members);
 	if (mine[0])
 		buf_printf(&v->summary,
 			   "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) of a collective of group %s%s waited"

@@ -2,6 +2,7 @@
  * when one rank was consistently the last to reach its collectives), or
  * ended without any sign of success or failure (unknown). */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -212,8 +213,8 @@ static bool find_straggler(struct diagnosis *d, const struct lateness *per, int 
 		free(lr);
 		return false;
 	}
-	v->cause = "straggler";
-	v->confidence = "medium";
+	v->cause = CAUSE(straggler);
+	v->confidence = CONFIDENCE(medium);
 	double late_sum = 0, lag_max = 0;
 	long last = 0, n = 0;
 	int *ranks = xmalloc(g * sizeof(*ranks));
@@ -321,9 +322,9 @@ bool diag_completed(struct diagnosis *d)
 	int maxrank = d->scan_maxrank;
 	d->collective_scan = NULL;
 	d->disagree = -1;
-	v->outcome = "completed";
-	v->cause = "none";
-	v->confidence = destroyed ? "medium" : "high";
+	v->outcome = OUTCOME(completed);
+	v->cause = CAUSE(none);
+	v->confidence = destroyed ? CONFIDENCE(medium) : CONFIDENCE(high);
 	bool straggler = find_straggler(d, per, maxrank);
 	free(per);
 	if (!straggler) {

@@ -1,6 +1,7 @@
 /* diagnosis_crash.c: causes that end in an error rather than a hang:
  * communicator init failure, an application exception, a process that died. */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,9 +158,9 @@ static bool init_store_lost(struct diagnosis *d, int64_t ev)
 		v_decline(d, "no rank failed its init but for the lost store, which no rank's failure explains");
 		return false;
 	}
-	v->outcome = "crash";
-	v->cause = "rank_exited";
-	v->confidence = "low";
+	v->outcome = OUTCOME(crash);
+	v->cause = CAUSE(rank_exited);
+	v->confidence = CONFIDENCE(low);
 	v->first_failure_t = d->t0;
 	char what[512] = "";
 	q_text(d->db, what, sizeof(what), "SELECT field(fields, 'msg') FROM events WHERE event_id = %lld",
@@ -225,9 +226,9 @@ static bool init_waited_on(struct diagnosis *d, int root, int64_t ev, bool store
 	/* the store went away too: the root's node ended, it did not stall */
 	bool ended = logged && store_lost;
 	v_culprit(v, root);
-	v->outcome = ended ? "crash" : "init_failure";
-	v->cause = ended ? "rank_exited" : logged ? "rank_stalled" : "init_failure";
-	v->confidence = logged && !ended ? "medium" : "low";
+	v->outcome = ended ? OUTCOME(crash) : OUTCOME(init_failure);
+	v->cause = ended ? CAUSE(rank_exited) : logged ? CAUSE(rank_stalled) : CAUSE(init_failure);
+	v->confidence = logged && !ended ? CONFIDENCE(medium) : CONFIDENCE(low);
 	v->first_failure_t = d->t0;
 	buf_printf(&v->summary,
 		   "NCCL communicator init failed: the other ranks failed fetching the NCCL unique id of rank %d"
@@ -359,8 +360,8 @@ bool diag_init_failure(struct diagnosis *d)
 	if (v->nculprits == 0)
 		return init_waited_on(d, waited_root, waited_ev, store_ev != 0);
 
-	v->outcome = "init_failure";
-	v->cause = "init_failure";
+	v->outcome = OUTCOME(init_failure);
+	v->cause = CAUSE(init_failure);
 	v->first_failure_t = first != T_NONE ? first : d->t0;
 	(void)first_event;
 	struct buf hosts = {0}, list = {0}, who = {0};
@@ -424,7 +425,7 @@ bool diag_init_failure(struct diagnosis *d)
 	int64_t exc = q_int(d->db, 0,
 		"SELECT min(event_id) FROM events WHERE kind = 'py_exception' AND rank = %d", v->culprits[0]);
 	v_cite_event(v, exc, "exception in init_process_group");
-	v->confidence = env_ev || strstr(what, "interface") ? "high" : "medium";
+	v->confidence = env_ev || strstr(what, "interface") ? CONFIDENCE(high) : CONFIDENCE(medium);
 	buf_free(&hosts);
 	buf_free(&list);
 	buf_free(&who);
@@ -513,10 +514,10 @@ bool diag_app_exception(struct diagnosis *d)
 		return false;
 	}
 	struct rank_facts *r = diag_rank(d, first_rank);
-	v->outcome = "crash";
-	v->cause = "app_exception";
+	v->outcome = OUTCOME(crash);
+	v->cause = CAUSE(app_exception);
 	v->first_failure_t = first_t != T_NONE ? first_t : d->t0;
-	v->confidence = "high";
+	v->confidence = CONFIDENCE(high);
 	struct buf who = {0};
 	rank_desc(d, first_rank, &who);
 	if (first_what == 1)
@@ -626,10 +627,10 @@ bool diag_rank_exited(struct diagnosis *d)
 				    (killed_from_outside(r) || has_own_lines(d, r->rank)))))
 			v_culprit(v, r->rank);
 	}
-	v->outcome = "crash";
-	v->cause = "rank_exited";
+	v->outcome = OUTCOME(crash);
+	v->cause = CAUSE(rank_exited);
 	v->first_failure_t = others != T_NONE && (first->exit_t == T_NONE || others < first->exit_t) ? others : first->exit_t;
-	v->confidence = "high";
+	v->confidence = CONFIDENCE(high);
 	struct buf who = {0};
 	rank_desc(d, first->rank, &who);
 	char t[32];
@@ -798,10 +799,10 @@ bool diag_rank_left(struct diagnosis *d)
 		if (when[i] != T_NONE && when[i] - first_t < 5000000)
 			v_culprit(v, d->ranks[i].rank);
 	free(when);
-	v->outcome = "crash";
-	v->cause = "rank_exited";
+	v->outcome = OUTCOME(crash);
+	v->cause = CAUSE(rank_exited);
 	v->first_failure_t = first_t;
-	v->confidence = first->exited ? "high" : "medium";
+	v->confidence = first->exited ? CONFIDENCE(high) : CONFIDENCE(medium);
 	struct buf who = {0};
 	rank_desc(d, first->rank, &who);
 	char t[32], t0[32];
@@ -899,9 +900,9 @@ bool diag_before_init(struct diagnosis *d)
 	for (size_t i = 0; i < stuck; i++)
 		v_culprit(v, who[i]);
 	free(who);
-	v->outcome = d->t0 != T_NONE ? "init_failure" : "hang";
-	v->cause = "rank_stalled";
-	v->confidence = "medium";
+	v->outcome = d->t0 != T_NONE ? OUTCOME(init_failure) : OUTCOME(hang);
+	v->cause = CAUSE(rank_stalled);
+	v->confidence = CONFIDENCE(medium);
 	v->first_failure_t = d->t0;
 	struct buf l = {0}, first = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);
@@ -960,7 +961,7 @@ bool diag_common_error(struct diagnosis *d)
 	bool all = false;
 	if (sqlite3_step(st) == SQLITE_ROW && (size_t)sqlite3_column_int64(st, 1) == with_logs) {
 		all = true;
-		v->outcome = "crash";
+		v->outcome = OUTCOME(crash);
 		const char *msg = (const char *)sqlite3_column_text(st, 0);
 		if (strncmp(msg, "Error : ", 8) == 0) /* NCCL's "Error : <what>" */
 			msg += 8;

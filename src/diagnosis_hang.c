@@ -3,6 +3,7 @@
  * that never enqueued what its peers waited on, ranks (or a whole host) that
  * went silent without exiting. */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -476,10 +477,10 @@ static void judge_site(struct diagnosis *d, struct site *site)
 	size_t matching = site->have_expect ? count_matching(site) : 0;
 	if (site->have_expect && matching > 0 && matching < n) {
 		site->how = "the group's own history";
-		site->confidence = "high";
+		site->confidence = CONFIDENCE(high);
 	} else if (!site->have_expect && later_told(d, site)) {
 		site->how = "the group's later calls, which every rank made alike";
-		site->confidence = "medium";
+		site->confidence = CONFIDENCE(medium);
 	} else {
 		size_t best = 0, best_count = 0;
 		bool tie = false;
@@ -499,10 +500,10 @@ static void judge_site(struct diagnosis *d, struct site *site)
 			site->expect = site->s[best];
 			site->have_expect = true;
 			site->how = "the majority of the group";
-			site->confidence = "medium";
+			site->confidence = CONFIDENCE(medium);
 		} else {
 			site->how = NULL;
-			site->confidence = "low";
+			site->confidence = CONFIDENCE(low);
 		}
 	}
 	for (size_t i = 0; i < n; i++)
@@ -521,9 +522,9 @@ static bool truncated_message(struct diagnosis *d)
 		return false;
 	int rank = (int)q_int(d->db, -1, "SELECT rank FROM events WHERE event_id = %lld", (long long)ev);
 	/* the receiver saw it; the sender may as well be the one that deviated */
-	v->outcome = "hang";
-	v->cause = "collective_mismatch";
-	v->confidence = "low";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(collective_mismatch);
+	v->confidence = CONFIDENCE(low);
 	v->first_failure_t = d->t0;
 	int64_t wev = diag_wait_into_verdict(d);
 	struct buf who = {0};
@@ -603,8 +604,8 @@ static bool mismatch_rule(struct diagnosis *d, enum mismatch_when when)
 
 	struct site *f = &first;
 	/* no timeout: NCCL matched the different calls anyway and the job ran on */
-	v->outcome = when == MM_ENDED ? "completed" : "hang";
-	v->cause = "collective_mismatch";
+	v->outcome = when == MM_ENDED ? OUTCOME(completed) : OUTCOME(hang);
+	v->cause = CAUSE(collective_mismatch);
 	v->confidence = f->confidence;
 	v->first_failure_t = d->t0;
 	set_pg(d, f->pg);
@@ -826,9 +827,9 @@ static bool desync_report(struct diagnosis *d)
 	sqlite3_finalize(st);
 	if (!v->nculprits)
 		return false;
-	v->outcome = "hang";
-	v->cause = "rank_stalled";
-	v->confidence = "high";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(rank_stalled);
+	v->confidence = CONFIDENCE(high);
 	v->first_failure_t = d->t0;
 	int64_t at = q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'pg_desync_timeout_at'");
 	if (at) {
@@ -1061,9 +1062,9 @@ static void skipped_verdict(struct diagnosis *d, const struct blocked *b, const 
 	for (size_t i = 0; i < nalike; i++)
 		v_culprit(v, alike[i]);
 	free(alike);
-	v->outcome = "hang";
-	v->cause = "collective_mismatch";
-	v->confidence = "high";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(collective_mismatch);
+	v->confidence = CONFIDENCE(high);
 	v->first_failure_t = d->t0;
 	set_pg(d, b->pg);
 	v->seq = b->seq;
@@ -1249,8 +1250,8 @@ static void late_verdict(struct diagnosis *d, int rank, const char *confidence)
 {
 	struct verdict *v = &d->v;
 	v_culprit(v, rank);
-	v->outcome = "hang";
-	v->cause = "rank_stalled";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(rank_stalled);
 	v->confidence = confidence;
 	v->first_failure_t = d->t0;
 }
@@ -1367,7 +1368,7 @@ static bool late_arrival(struct diagnosis *d)
 	for (size_t i = 0; i < nlate; i++)
 		v_culprit(v, late[i].rank);
 	free(late);
-	late_verdict(d, rank, unseen ? "medium" : "high");
+	late_verdict(d, rank, unseen ? CONFIDENCE(medium) : CONFIDENCE(high));
 	set_pg(d, pg);
 	v->seq = seq;
 	snprintf(v->op, sizeof(v->op), "%s", op);
@@ -1431,7 +1432,7 @@ bool diag_late_start(struct diagnosis *d)
 		const char *op = (const char *)sqlite3_column_text(st, 3);
 		int64_t ev = sqlite3_column_int64(st, 4), t_start = sqlite3_column_int64(st, 5);
 		found = true;
-		late_verdict(d, rank, "medium");
+		late_verdict(d, rank, CONFIDENCE(medium));
 		struct buf who = {0};
 		rank_desc(d, rank, &who);
 		char t0s[32], ts[32], pgd[128];
@@ -1640,10 +1641,10 @@ bool diag_stalled(struct diagnosis *d)
 		v_decline(d, "the waits form a cycle with no skip to explain it");
 		return false;
 	}
-	v->outcome = "hang";
-	v->cause = "rank_stalled";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(rank_stalled);
 	v->first_failure_t = d->t0;
-	v->confidence = d->any_dump ? "high" : "medium";
+	v->confidence = d->any_dump ? CONFIDENCE(high) : CONFIDENCE(medium);
 	set_pg(d, pick->pg);
 	v->seq = pick->seq;
 	snprintf(v->op, sizeof(v->op), "%s", pick->op);
@@ -1733,8 +1734,8 @@ bool diag_unresponsive(struct diagnosis *d)
 		whole_host = host_silent(d, diag_rank(d, silent[i])->host);
 	for (size_t i = 0; i < ns; i++)
 		v_culprit(v, silent[i]);
-	v->outcome = "hang";
-	v->cause = whole_host ? "node_unresponsive" : "rank_stalled";
+	v->outcome = OUTCOME(hang);
+	v->cause = whole_host ? CAUSE(node_unresponsive) : CAUSE(rank_stalled);
 	v->first_failure_t = d->t0;
 	bool frozen = false;
 	int64_t last_t = T_NONE;
@@ -1752,7 +1753,7 @@ bool diag_unresponsive(struct diagnosis *d)
 		if (r->last_step > last_step)
 			last_step = r->last_step;
 	}
-	v->confidence = frozen || d->any_dump ? "high" : "medium";
+	v->confidence = frozen || d->any_dump ? CONFIDENCE(high) : CONFIDENCE(medium);
 	/* a whole host silent, without its launcher's console: one rank's
 	 * death, after which the launcher stops the host's other ranks, leaves
 	 * the same silence (the exit report is in the console only) */
@@ -1762,12 +1763,12 @@ bool diag_unresponsive(struct diagnosis *d)
 			no_console = !q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM sources WHERE kind = 'console' AND host = %Q)",
 					    diag_rank(d, silent[i])->host);
 	if (no_console)
-		v->confidence = "low";
+		v->confidence = CONFIDENCE(low);
 	bool ended = !frozen && ran_again == ns;
 	if (ended) {
-		v->outcome = "crash";
-		v->cause = "rank_exited";
-		v->confidence = "low";
+		v->outcome = OUTCOME(crash);
+		v->cause = CAUSE(rank_exited);
+		v->confidence = CONFIDENCE(low);
 	}
 	struct buf hosts = {0}, l = {0};
 	fmt_rank_list(silent, ns, &l);
@@ -1882,17 +1883,17 @@ bool diag_stalled_text(struct diagnosis *d)
 	 * own (as in diag_stalled): they wait on something no line shows */
 	if (!v->nculprits || (v->nculprits > 2 && !diag_few(d, v->nculprits)))
 		return (v->nculprits = 0, false);
-	v->outcome = "hang";
-	v->cause = "rank_stalled";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(rank_stalled);
 	v->first_failure_t = d->t0;
 	/* ranks of several hosts, each stuck outside any collective: as likely
 	 * the consequence of a fault no line shows (a call the others made
 	 * differently, matched by NCCL) as several stalls at once */
 	const char *host0 = diag_rank(d, v->culprits[0])->host;
-	v->confidence = "medium";
+	v->confidence = CONFIDENCE(medium);
 	for (size_t i = 1; i < v->nculprits; i++)
 		if (strcmp(diag_rank(d, v->culprits[i])->host, host0) != 0)
-			v->confidence = "low";
+			v->confidence = CONFIDENCE(low);
 	int64_t wev = diag_wait_into_verdict(d);
 	struct buf l = {0}, who = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);
@@ -1942,7 +1943,7 @@ bool diag_stalled_text(struct diagnosis *d)
 static void hang_verdict_begin(struct diagnosis *d, const char *cause, const char *confidence, bool timed)
 {
 	struct verdict *v = &d->v;
-	v->outcome = "hang";
+	v->outcome = OUTCOME(hang);
 	v->cause = cause;
 	v->confidence = confidence;
 	v->first_failure_t = timed ? d->t0 : T_NONE;
@@ -2068,7 +2069,7 @@ static bool skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 	for (size_t i = 0; i < n; i++)
 		v_culprit(v, ahead[i]);
 	free(ahead);
-	hang_verdict_begin(d, "collective_mismatch", "medium", timed);
+	hang_verdict_begin(d, CAUSE(collective_mismatch), CONFIDENCE(medium), timed);
 	set_pg(d, pg);
 	v->seq = le + 1;
 	q_text(d->db, v->op, sizeof(v->op),
@@ -2134,7 +2135,7 @@ static bool skipped_transfer(struct diagnosis *d)
 	size_t nw = v->nculprits;
 	v->nculprits = 0;
 	v_culprit(v, skipper);
-	hang_verdict_begin(d, "collective_mismatch", "medium", false);
+	hang_verdict_begin(d, CAUSE(collective_mismatch), CONFIDENCE(medium), false);
 	set_pg(d, w.pg);
 	v->seq = -1;
 	bool send = w.recvs > 0; /* the waiter receives: the skipped end is a send */
@@ -2220,7 +2221,7 @@ static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 		return false;
 	}
 	v_culprit(v, rank);
-	hang_verdict_begin(d, "collective_mismatch", "medium", false);
+	hang_verdict_begin(d, CAUSE(collective_mismatch), CONFIDENCE(medium), false);
 	set_pg(d, pg);
 	v->seq = seq;
 	q_text(d->db, v->op, sizeof(v->op),
@@ -2305,7 +2306,7 @@ bool diag_silent_hang(struct diagnosis *d)
 		set_pg(d, pg);
 		v->seq = le + 1;
 	}
-	hang_verdict_begin(d, "rank_stalled", lag >= 2 ? "medium" : "low", false);
+	hang_verdict_begin(d, CAUSE(rank_stalled), lag >= 2 ? CONFIDENCE(medium) : CONFIDENCE(low), false);
 	struct buf who = {0}, l = {0};
 	rank_desc(d, rank, &who);
 	if (v->nculprits > 1) {

@@ -11,6 +11,7 @@
  * The outcome stays what the ranks show: a hang when ranks timed out, else
  * a crash. */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,8 +179,8 @@ bool diag_hardware(struct diagnosis *d)
 	bool timed_out = false;
 	for (size_t i = 0; i < d->nranks; i++)
 		timed_out |= d->ranks[i].first_timeout_t != T_NONE;
-	v->outcome = timed_out ? "hang" : "crash";
-	v->cause = is_gpu ? "gpu_fault" : "network";
+	v->outcome = timed_out ? OUTCOME(hang) : OUTCOME(crash);
+	v->cause = is_gpu ? CAUSE(gpu_fault) : CAUSE(network);
 	v->first_failure_t = d->t0;
 	int64_t wait_ev = diag_wait_into_verdict(d);
 
@@ -200,7 +201,7 @@ bool diag_hardware(struct diagnosis *d)
 			   m->meaning[0] ? " (" : "", m->meaning, m->meaning[0] ? ")" : "", who.data, t, gap,
 			   ff.data ? ff.data : "the first failure", m->rank,
 			   timed_out ? " and its peers waited for it" : " and took it down");
-		v->confidence = "high";
+		v->confidence = CONFIDENCE(high);
 	} else {
 		const char *what = !strcmp(m->kind, "link_down") ? "went down"
 				   : !strcmp(m->kind, "netdev_watchdog") ? "stopped transmitting (NETDEV WATCHDOG)"
@@ -230,7 +231,7 @@ bool diag_hardware(struct diagnosis *d)
 		bool net_errors = q_int(d->db, 0,
 			"SELECT count(*) FROM events WHERE kind IN " IB_TROUBLE " OR kind IN ('nccl_socket_closed',"
 			" 'nccl_socket_call_failed','nccl_error_code')") > 0;
-		v->confidence = net_errors ? "high" : "medium";
+		v->confidence = net_errors ? CONFIDENCE(high) : CONFIDENCE(medium);
 	}
 	if (v->pg[0] && timed_out)
 		buf_printf(&sum, " The other ranks then timed out in %s #%ld of group %s.", v->op[0] ? v_peer_op(v) : "collective",

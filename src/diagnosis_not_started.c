@@ -11,6 +11,7 @@
  * share with them. Without the start times every member looks alike
  * (diagnosis_stuck.c, diagnosis_stuck_group.c). */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,9 +77,9 @@ bool diag_not_started(struct diagnosis *d)
 			     "than healthy ones");
 		return false;
 	}
-	v->outcome = "hang";
-	v->cause = "rank_stalled";
-	v->confidence = n == 1 && peer_ev ? "high" : "medium";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(rank_stalled);
+	v->confidence = n == 1 && peer_ev ? CONFIDENCE(high) : CONFIDENCE(medium);
 	v->first_failure_t = d->t0;
 	diag_pg_display(d, pg, v->pg, sizeof(v->pg));
 	v->seq = seq;

@@ -20,6 +20,7 @@
 
 #include "case_db.h"
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 #include "flight_recorder.h"
 
 /* what one rank's flight recorder says: its latest dump */
@@ -213,9 +214,9 @@ static void write_verdict(struct p2p *p, const struct root *roots, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!v_has_culprit(v, roots[i].rank))
 			v_culprit(v, roots[i].rank);
-	v->outcome = "hang";
-	v->cause = r0->kind == ROOT_STALLED ? "rank_stalled" : "collective_mismatch";
-	v->confidence = "high";
+	v->outcome = OUTCOME(hang);
+	v->cause = r0->kind == ROOT_STALLED ? CAUSE(rank_stalled) : CAUSE(collective_mismatch);
+	v->confidence = CONFIDENCE(high);
 	v->first_failure_t = d->t0;
 	diag_pg_display(d, w->pg, v->pg, sizeof(v->pg));
 	v->seq = -1;
@@ -591,9 +592,9 @@ bool diag_transfer_counts(struct diagnosis *d)
 			v_culprit(v, culprit);
 		if (n++ > 0)
 			continue;
-		v->outcome = "completed";
-		v->cause = "collective_mismatch";
-		v->confidence = "medium";
+		v->outcome = OUTCOME(completed);
+		v->cause = CAUSE(collective_mismatch);
+		v->confidence = CONFIDENCE(medium);
 		v->first_failure_t = T_NONE;
 		diag_pg_display(d, (const char *)sqlite3_column_text(st, 2), v->pg, sizeof(v->pg));
 		v->seq = -1;

@@ -13,6 +13,7 @@
  * creating S: it went past S without making it. Tried before the rule of the
  * ranks without logs (diagnosis_absent.c). */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -58,9 +59,9 @@ bool diag_skipped_call(struct diagnosis *d)
 	diag_pg_display(d, (const char *)sqlite3_column_text(st, 5), later_pg, sizeof(later_pg));
 	long later_seq = sqlite3_column_int64(st, 6);
 	v_culprit(v, rank);
-	v->outcome = "hang";
-	v->cause = "collective_mismatch";
-	v->confidence = "medium";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(collective_mismatch);
+	v->confidence = CONFIDENCE(medium);
 	v->first_failure_t = d->t0;
 	diag_pg_display(d, (const char *)sqlite3_column_text(st, 1), v->pg, sizeof(v->pg));
 	v->seq = sqlite3_column_int64(st, 2);

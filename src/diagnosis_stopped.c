@@ -8,6 +8,7 @@
  * failed after it was the teardown. (A job stopped after its ranks had gone
  * silent was hung first: diagnosis_model.c's teardown, then the hang rules.) */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 
@@ -37,9 +38,9 @@ bool diag_stopped(struct diagnosis *d)
 			     "stop: the job was not running then");
 		return false;
 	}
-	v->outcome = "crash";
-	v->cause = "none";
-	v->confidence = "medium";
+	v->outcome = OUTCOME(crash);
+	v->cause = CAUSE(none);
+	v->confidence = CONFIDENCE(medium);
 	v->first_failure_t = d->stopped_t;
 	char t[32];
 	fmt_time(d->stopped_t, t, sizeof(t));

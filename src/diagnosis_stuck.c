@@ -15,6 +15,7 @@
  * out, the ranks' Python code logged after the first timeout, and a few
  * ranks (fewer than half) did not though they lived long enough to. */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -157,8 +158,8 @@ bool diag_stuck(struct diagnosis *d)
 	for (size_t i = 0; i < nstuck; i++)
 		v_culprit(v, stuck[i]);
 	free(stuck);
-	v->outcome = "hang";
-	v->cause = "rank_stalled";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(rank_stalled);
 	/* without the flight recorder nothing shows that every rank had made
 	 * the same calls: a call of another rank that did not match (a
 	 * different element type, say) leaves a kernel stuck the same way.
@@ -166,7 +167,7 @@ bool diag_stuck(struct diagnosis *d)
 	 * measured from the timeouts, while the aborts come up to a minute
 	 * later and not together: a rank its launcher ended as its abort began
 	 * looks the same */
-	v->confidence = d->has_fr && aborts_logged ? "medium" : "low";
+	v->confidence = d->has_fr && aborts_logged ? CONFIDENCE(medium) : CONFIDENCE(low);
 	v->first_failure_t = d->t0;
 	int64_t wev = diag_wait_into_verdict(d);
 

@@ -14,6 +14,7 @@
  * Tried last of the hang rules: a rank that never came back after the abort
  * (diagnosis_stuck.c) tells them apart where the logs allow. */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,9 +103,9 @@ bool diag_stuck_group(struct diagnosis *d)
 		}
 	}
 	sqlite3_finalize(st);
-	v->outcome = "hang";
-	v->cause = "unknown";
-	v->confidence = "low";
+	v->outcome = OUTCOME(hang);
+	v->cause = CAUSE(unknown);
+	v->confidence = CONFIDENCE(low);
 	v->first_failure_t = d->t0;
 	diag_pg_name(d, pg, v->pg, sizeof(v->pg)); /* with its members below */
 	v->seq = seq;

@@ -2,6 +2,7 @@
  * says what the logs show (a failure no rank stands out in, a hang every
  * rank went silent in, or neither) and where to look. */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 
@@ -42,9 +43,9 @@ static void lagging_step_hint(struct diagnosis *d)
 bool diag_unknown(struct diagnosis *d)
 {
 	sqlite3 *db = d->db;
-	d->v.outcome = d->t0 != T_NONE ? "hang" : "unknown";
-	d->v.cause = "unknown";
-	d->v.confidence = "low";
+	d->v.outcome = d->t0 != T_NONE ? OUTCOME(hang) : OUTCOME(unknown);
+	d->v.cause = CAUSE(unknown);
+	d->v.confidence = CONFIDENCE(low);
 	d->v.first_failure_t = d->t0;
 	if (d->t0 != T_NONE) {
 		buf_puts(&d->v.summary, "The job failed, but the logs do not tell which rank started it: no rank"
@@ -65,7 +66,7 @@ bool diag_unknown(struct diagnosis *d)
 				 : " Ranks timed out in point-to-point transfers (SEND/RECV): which rank waited for"
 				   " which is in the flight-recorder dumps, which this case lacks.");
 	else if (d->teardown_t != T_NONE) {
-		d->v.outcome = "hang";
+		d->v.outcome = OUTCOME(hang);
 		buf_puts(&d->v.summary, "The job hung: every rank went silent, with no timeout logged, and no rank"
 				       " stands out (none behind the others in the calls the logs show).");
 	} else if (d->t0 == T_NONE) {

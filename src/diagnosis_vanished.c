@@ -14,6 +14,7 @@
  * launcher's cleanup of the node, or the same kill: without the launcher's
  * report the two cannot be told apart). */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -174,12 +175,12 @@ bool diag_rank_vanished(struct diagnosis *d)
 	/* a whole host silent together is the host (or its launcher) going */
 	bool whole_host = diag_culprits_whole_host(d, first->host);
 
-	v->outcome = "crash";
-	v->cause = "rank_exited";
+	v->outcome = OUTCOME(crash);
+	v->cause = CAUSE(rank_exited);
 	v->first_failure_t = lost_t;
 	/* a whole host gone at once: the node, or one rank whose launcher then
 	 * took the others down; only the launcher's report tells which */
-	v->confidence = v->nculprits == 1 ? "medium" : "low";
+	v->confidence = v->nculprits == 1 ? CONFIDENCE(medium) : CONFIDENCE(low);
 	struct buf who = {0}, l = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);
 	if (v->nculprits == 1)

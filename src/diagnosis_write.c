@@ -2,6 +2,7 @@
  * cascade (every rank's failure in time order, with its role) and the
  * role of each rank in rank_status. */
 #include "diagnosis.h"
+#include "verdict_vocab.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +112,7 @@ static void note_missing(struct diagnosis *d)
 	}
 	if (count)
 		v_missing(v, "logs of rank%s %s (not one line in the input)", count > 1 ? "s" : "", l.data);
-	if (!d->any_dump && d->t0 != T_NONE && strcmp(v->outcome, "init_failure") != 0)
+	if (!d->any_dump && d->t0 != T_NONE && strcmp(v->outcome, OUTCOME(init_failure)) != 0)
 		v_missing(v, "flight-recorder dumps (set TORCH_FR_BUFFER_SIZE to record each rank's collectives)");
 	if (q_int(d->db, 0, "SELECT count(*) FROM (SELECT 1 FROM events WHERE kind >= 'nccl_' AND kind < 'nccl`' LIMIT 1)") == 0)
 		v_missing(v, "NCCL debug output (NCCL_DEBUG=INFO)");
@@ -122,9 +123,9 @@ void diag_write(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
 	note_missing(d);
-	if (v->nmissing && strcmp(v->confidence, "high") == 0 && strcmp(v->outcome, "completed") != 0 &&
+	if (v->nmissing && strcmp(v->confidence, CONFIDENCE(high)) == 0 && strcmp(v->outcome, OUTCOME(completed)) != 0 &&
 	    q_int(d->db, 0, "SELECT count(*) FROM rank_status WHERE coalesce(events, 0) = 0") > 0)
-		v->confidence = "medium";
+		v->confidence = CONFIDENCE(medium);
 	struct buf culprits = {0}, hosts = {0}, missing = {0};
 	buf_putc(&culprits, '[');
 	for (size_t i = 0; i < v->nculprits; i++)

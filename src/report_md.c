@@ -16,6 +16,7 @@
 #include "escape.h"
 #include "report_bandwidth.h"
 #include "report_model.h"
+#include "verdict_vocab.h"
 
 enum {
 	CASCADE_ALL = 24,   /* up to this many rows, every cascade row is shown */
@@ -31,44 +32,17 @@ enum {
 
 static const char *outcome_word(const char *o)
 {
-	static const char *const w[][2] = {{"hang", "Hang"}, {"crash", "Crash"}, {"init_failure", "Initialisation failure"},
-					  {"completed", "Completed"}};
-	for (size_t i = 0; i < ARRAY_LEN(w); i++)
-		if (strcmp(o, w[i][0]) == 0)
-			return w[i][1];
-	return "Unknown outcome";
+	return vocab_outcome_words(o, 0);
 }
 
 static const char *outcome_sentence(const char *o)
 {
-	static const char *const w[][2] = {{"hang", "The job hung"}, {"crash", "The job crashed"},
-					  {"init_failure", "The job failed while initialising its communicators"},
-					  {"completed", "The job ran to completion"}};
-	for (size_t i = 0; i < ARRAY_LEN(w); i++)
-		if (strcmp(o, w[i][0]) == 0)
-			return w[i][1];
-	return "The job failed";
+	return vocab_outcome_words(o, 1);
 }
-
-static const char *const causes[][3] = {
-	/* cause, in a title, in a sentence ("... on host: it/they ...") */
-	{"rank_stalled", "stalled", "stalled (stopped making progress without an error)"},
-	{"rank_exited", "exited", "exited while the job was still running"},
-	{"node_unresponsive", "stopped responding", "stopped responding (the whole node froze)"},
-	{"app_exception", "raised an exception", "raised an exception in the application"},
-	{"collective_mismatch", "called a mismatched collective", "called a different collective than the peers"},
-	{"init_failure", "failed to initialise", "failed to set up the communicator"},
-	{"network", "hit a network error", "hit a network error"},
-	{"gpu_fault", "hit a GPU fault", "hit a GPU fault"},
-	{"straggler", "was a straggler", "ran consistently slower than the peers (a straggler)"},
-};
 
 static const char *cause_words(const char *cause, int sentence)
 {
-	for (size_t i = 0; i < ARRAY_LEN(causes); i++)
-		if (strcmp(cause, causes[i][0]) == 0)
-			return causes[i][1 + sentence];
-	return sentence ? "failed for a reason the analysis could not name" : "failed";
+	return vocab_cause_words(cause, sentence);
 }
 
 static void put_culprits(struct rcomp *c, bool with_hosts)

@@ -29,3 +29,12 @@ doc=$(sed -n 's/^| \([0-9]*\) | `\([a-z0-9_]*\)` | \([a-z]*\) |.*/\1 \2 \3/p' do
 check "docs/diagnosis/rules-in-registry-order" test -n "$reg"
 check_eq "docs/diagnosis/rules-table" "$reg" "$doc"
 check_eq "docs/diagnosis/case-rules" "$reg" "$(sql "$db" "SELECT ord || ' ' || rule || ' ' || family FROM diagnosis_rules ORDER BY ord")"
+
+# the verdict's words (src/verdict_vocab.h) are the ones docs/schema.md lists
+vocab() { awk -v l="$1" '$0 ~ "^#define " l "\\(X\\)" {on = 1} on {print} on && !/\\$/ {on = 0}' src/verdict_vocab.h |
+	grep -oE 'X\([a-z_]+' | sed 's/X(//' | sort | tr '\n' ' '; }
+schema_words() { grep "^| \`$1\` |" docs/schema.md | head -n 1 | cut -d'|' -f3 | grep -oE '`[a-z_]+`' | tr -d '`' | sort | tr '\n' ' '; }
+check "docs/vocab/read" test -n "$(vocab VERDICT_CAUSES)"
+check_eq "docs/vocab/outcomes" "$(vocab VERDICT_OUTCOMES)" "$(schema_words outcome)"
+check_eq "docs/vocab/causes" "$(vocab VERDICT_CAUSES)" "$(schema_words cause)"
+check_eq "docs/vocab/confidences" "$(vocab VERDICT_CONFIDENCES)" "$(schema_words confidence)"
