@@ -88,9 +88,7 @@ struct diagnosis {
 	int scan_maxrank;
 };
 
-/* NCCL's warnings carry whole seconds ("[2026-12-01 05:06:04]"): a time
- * from them may be up to this much early. */
-#define WHOLE_SECOND_US 1000000LL
+#include "diagnosis_limits.h"
 
 /* SQL: each rank's oldest unfinished call in its flight recorder, the one
  * it waits in first (the later ones queue behind it on its GPU):

@@ -16,6 +16,7 @@
  * ranks without logs (diagnosis_absent.c): this one rests on what the rank
  * logged, that one on what is missing. */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
 #include <stdio.h>
@@ -24,10 +25,6 @@
 
 #include "case_db.h"
 
-/* How much earlier than the call in a group of one a timed-out call of
- * another group must have begun, by the watchdogs' "ran for" (in ms, and
- * logged by different threads), to have been queued before it. */
-#define BEGUN_MARGIN_US "50000"
 
 /* Each rank's timed-out collective in a group of one member that was its
  * oldest unfinished call: rank, group, seq, op, the timeout's event and time. */
@@ -105,7 +102,7 @@ bool diag_alone(struct diagnosis *d)
 	size_t n = alone_calls(d, &calls);
 	size_t with_logs = diag_ranks_with_logs(d);
 	/* more stuck GPUs than healthy ones: a cause they share is likelier */
-	if (n == 0 || 2 * n > with_logs) {
+	if (n == 0 || diag_majority(n, with_logs)) {
 		free(calls);
 		v_decline(d, "no timeout in a group of one member, or more such ranks than healthy ones (a "
 			     "shared cause is likelier)");

@@ -2,6 +2,7 @@
  * when one rank was consistently the last to reach its collectives), or
  * ended without any sign of success or failure (unknown). */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
 #include <stdint.h>
@@ -19,8 +20,6 @@
  * seems to see each one complete late by as much, where a straggler's
  * collectives complete with its peers' (everyone waited for it). Its
  * lateness is taken net of that lag of its completions. */
-#define STRAGGLER_MIN_SAMPLES 20
-#define STRAGGLER_MIN_LATE_US 50000
 
 /* lateness of one rank over the collectives it shared with others */
 struct lateness {
@@ -181,15 +180,15 @@ static size_t straggler_group(struct late_rank *lr, size_t nr, double *next)
 {
 	xqsort(lr, nr, sizeof(*lr), cmp_later);
 	long last = 0, n = 0;
-	for (size_t g = 1; g <= nr && (g == 1 || 2 * g < nr); g++) {
+	for (size_t g = 1; g <= nr && (g == 1 || diag_minority(g, nr)); g++) {
 		const struct late_rank *r = &lr[g - 1];
 		if (r->late < STRAGGLER_MIN_LATE_US || r->n < STRAGGLER_MIN_SAMPLES)
 			return 0;
 		last += r->last;
 		n += r->n;
 		*next = g < nr && lr[g].late > 0 ? lr[g].late : 0;
-		if (r->late >= 3 * *next)
-			return group_share(g, last, n) >= 0.5 ? g : 0;
+		if (r->late >= STRAGGLER_FACTOR * *next)
+			return group_share(g, last, n) >= STRAGGLER_LAST_SHARE ? g : 0;
 	}
 	return 0;
 }
@@ -236,7 +235,7 @@ static bool find_straggler(struct diagnosis *d, const struct lateness *per, int 
 			   "The job completed, but %s was the last to reach %.0f%% of its collectives, on average %.0f ms"
 			   " after the first rank of each (the next slowest: %.0f ms): the others waited for it at every step.",
 			   who.data, 100.0 * (double)last / (double)n, late_sum / 1000, next / 1000);
-		if (lag_max >= 100000)
+		if (lag_max >= STRAGGLER_CLOCK_LAG_US)
 			buf_printf(&v->summary, " (Net of its clock's offset: it also saw the collectives complete %.0f ms after"
 						" the first rank, on average.)", lr[0].lag / 1000);
 	} else {
@@ -246,7 +245,7 @@ static bool find_straggler(struct diagnosis *d, const struct lateness *per, int 
 			   " collectives they made, each on average %.0f ms after the first rank of each (the next slowest:"
 			   " %.0f ms): the others waited for them at every step.",
 			   who.data, 100.0 * group_share(g, last, n), late_sum / (double)g / 1000, next / 1000);
-		if (lag_max >= 100000)
+		if (lag_max >= STRAGGLER_CLOCK_LAG_US)
 			buf_puts(&v->summary, " (Net of their clocks' offsets.)");
 	}
 	v_cite_event(v, q_int(d->db, 0,

@@ -1,6 +1,7 @@
 /* diagnosis_crash.c: causes that end in an error rather than a hang:
  * communicator init failure, an application exception, a process that died. */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
 #include <stdio.h>
@@ -11,11 +12,6 @@
 #include "case_db.h"
 #include "case_schema.h"
 
-/* Slack between clocks of different loggers and hosts, and the launcher's
- * polling delay: failures this close are "at the same time". */
-#define SLACK_US (30 * 1000000LL)
-/* how late a launcher may report a death it polls for */
-#define LAUNCHER_LAG_US (5 * 1000000LL)
 
 static int64_t others_first_failure(struct diagnosis *d, const struct verdict *v, int except_rank)
 {
@@ -496,7 +492,7 @@ bool diag_app_exception(struct diagnosis *d)
 			else
 				snprintf(msg, sizeof(msg), "%s", ms);
 			v_culprit(v, rank);
-		} else if (rank != first_rank && t != T_NONE && first_t != T_NONE && t - first_t < 2000000 &&
+		} else if (rank != first_rank && t != T_NONE && first_t != T_NONE && t - first_t < SAME_EXCEPTION_US &&
 			   strcmp(ty, type) == 0) {
 			v_culprit(v, rank); /* the same error at the same moment elsewhere */
 		}
@@ -623,7 +619,7 @@ bool diag_rank_exited(struct diagnosis *d)
 	for (size_t i = 0; i < d->nranks; i++) {
 		struct rank_facts *r = &d->ranks[i];
 		if (external_exit(r) &&
-		    (r == first || (r->exit_t != T_NONE && first->exit_t != T_NONE && r->exit_t - first->exit_t < 5000000 &&
+		    (r == first || (r->exit_t != T_NONE && first->exit_t != T_NONE && r->exit_t - first->exit_t < DIED_TOGETHER_US &&
 				    (killed_from_outside(r) || has_own_lines(d, r->rank)))))
 			v_culprit(v, r->rank);
 	}
@@ -796,7 +792,7 @@ bool diag_rank_left(struct diagnosis *d)
 		return false;
 	}
 	for (size_t i = 0; i < d->nranks; i++)
-		if (when[i] != T_NONE && when[i] - first_t < 5000000)
+		if (when[i] != T_NONE && when[i] - first_t < DIED_TOGETHER_US)
 			v_culprit(v, d->ranks[i].rank);
 	free(when);
 	v->outcome = OUTCOME(crash);

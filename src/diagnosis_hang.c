@@ -3,6 +3,7 @@
  * that never enqueued what its peers waited on, ranks (or a whole host) that
  * went silent without exiting. */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
 #include <stdint.h>
@@ -13,7 +14,6 @@
 #include "case_db.h"
 #include "case_schema.h"
 
-#define SLACK_US (30 * 1000000LL)
 
 /* Each rank's last seq per group (le), the groups' extremes (ext) and both
  * together (cmp), from a pg_status and a collectives table. A member of a
@@ -34,8 +34,6 @@
  * hang_views() fills, with each group's members, lowest seq and how many
  * members are at it in temp.hang_le_pg. */
 #define HANG_LE_SQL "WITH le AS NOT MATERIALIZED (SELECT rank, pg, le FROM temp.hang_le)"
-/* how long after the first failure a live process shows signs of life */
-#define ALIVE_WINDOW_US (60 * 1000000LL)
 
 /* The CTE thawed(rank, t, ev): ranks whose watchdog was not running until
  * it reported (the process stopped, its host frozen), the report's time and
@@ -73,10 +71,11 @@ void diag_responsiveness(struct diagnosis *d)
 		" SELECT e.rank, count(*) FROM events e LEFT JOIN thawed w ON w.rank = e.rank"
 		" WHERE e.rank IS NOT NULL AND e.time_us BETWEEN ?1 AND ?2"
 		" AND coalesce(e.clock, '') <> 'inherited' AND e.kind NOT LIKE 'fr\\_%' ESCAPE '\\'"
-		" AND (w.t IS NULL OR e.time_us < w.t - 1000000)"
+		" AND (w.t IS NULL OR e.time_us < w.t - ?3)"
 		" GROUP BY e.rank");
-	sqlite3_bind_int64(st, 1, d->t0 - 1000000);
+	sqlite3_bind_int64(st, 1, d->t0 - ALIVE_BEFORE_US);
 	sqlite3_bind_int64(st, 2, d->t0 + ALIVE_WINDOW_US);
+	sqlite3_bind_int64(st, 3, THAW_MARGIN_US);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct rank_facts *r = diag_rank(d, sqlite3_column_int(st, 0));
 		if (r && sqlite3_column_int64(st, 1) > 0)
@@ -1231,7 +1230,6 @@ static bool all_hosts_silent(struct diagnosis *d)
 	return v->nculprits > 0;
 }
 
-#define LATE_MARGIN_US 1000000LL /* hosts' clocks may differ by this much */
 /* Without dumps (diag_late_start): each rank's timed-out calls (w), when
  * each rank's first of them began by its watchdog line less ran_ms (first),
  * and the ranks whose first began after the time bound in (late). */
@@ -1716,7 +1714,7 @@ bool diag_unresponsive(struct diagnosis *d)
 	size_t ns = silent_ranks(d, &silent, &responsive);
 	/* most ranks silent: the few that went on logging are the odd ones
 	 * (a teardown no line shows, say), not the many */
-	if (ns == 0 || responsive == 0 || 2 * ns > diag_ranks_with_logs(d)) {
+	if (ns == 0 || responsive == 0 || diag_majority(ns, diag_ranks_with_logs(d))) {
 		free(silent);
 		v_decline(d, "no rank went silent while others answered, or most ranks did");
 		return false;
@@ -2282,7 +2280,7 @@ bool diag_silent_hang(struct diagnosis *d)
 	 * (a pipeline stage after a stalled one) */
 	struct buf waiters = {0};
 	size_t nwaiters = diag_drop_transfer_waiters(d, &waiters);
-	if (!v->nculprits || v->nculprits * 2 > d->nranks)
+	if (!v->nculprits || diag_majority(v->nculprits, d->nranks))
 		return (buf_free(&waiters), v->nculprits = 0, false);
 	int rank = v->culprits[0];
 	/* the call it missed: in the group its own order of calls says comes next */

@@ -1,6 +1,7 @@
 /* diagnosis_model.c: loads the facts the diagnosis reasons on; small
  * helpers for the verdict and for SQL. */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,11 +56,6 @@ static void col_str(sqlite3_stmt *st, int i, char *out, size_t n)
 	snprintf(out, n, "%s", s ? s : "");
 }
 
-/* How long every rank must have been silent before the first failure for
- * it to be the teardown of a hang rather than its cause: with a launcher
- * told to stop from outside at that moment, and without. */
-#define TEARDOWN_SILENCE_SIGNALLED_US 30000000LL
-#define TEARDOWN_SILENCE_US 60000000LL
 
 static bool lost_peer_kind(const char *kind)
 {
@@ -237,7 +233,7 @@ size_t diag_ranks_absent(struct diagnosis *d)
 
 bool diag_few(const struct diagnosis *d, size_t n)
 {
-	return 3 * n <= d->nranks;
+	return FEW_RANKS_DIVISOR * n <= d->nranks;
 }
 
 size_t diag_ranks_with_logs(struct diagnosis *d)

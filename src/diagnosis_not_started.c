@@ -11,6 +11,7 @@
  * share with them. Without the start times every member looks alike
  * (diagnosis_stuck.c, diagnosis_stuck_group.c). */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
 #include <stdio.h>
@@ -72,7 +73,7 @@ bool diag_not_started(struct diagnosis *d)
 	}
 	sqlite3_finalize(st);
 	/* more ranks than healthy ones held up: a cause they share is likelier */
-	if (n == 0 || 2 * n > with_logs) {
+	if (n == 0 || diag_majority(n, with_logs)) {
 		v_decline(d, "no call that a peer's GPU started and a rank's never did, or more such ranks "
 			     "than healthy ones");
 		return false;

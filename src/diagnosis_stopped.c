@@ -8,15 +8,13 @@
  * failed after it was the teardown. (A job stopped after its ranks had gone
  * silent was hung first: diagnosis_model.c's teardown, then the hang rules.) */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
 #include <stdio.h>
 
 #include "case_db.h"
 
-/* How recently every rank must have logged before the stop to count as
- * running then. */
-#define RUNNING_SILENCE_US 10000000LL
 
 bool diag_stopped(struct diagnosis *d)
 {

@@ -15,6 +15,7 @@
  * out, the ranks' Python code logged after the first timeout, and a few
  * ranks (fewer than half) did not though they lived long enough to. */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
 #include <stdlib.h>
@@ -33,7 +34,6 @@
  * does not count: a node-mate's abort may have had the launcher kill it
  * before its own abort was due (the rank that signalled the dump, say, waits
  * for the others' dumps first). */
-#define STUCK_MARGIN_US 100000
 
 /* A line of the rank's own (not its launcher's report of its end, which may
  * come from a kill before its own abort was due): its last one, and its time

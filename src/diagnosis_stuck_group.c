@@ -14,6 +14,7 @@
  * Tried last of the hang rules: a rank that never came back after the abort
  * (diagnosis_stuck.c) tells them apart where the logs allow. */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
 #include <stdio.h>
@@ -74,7 +75,7 @@ bool diag_stuck_group(struct diagnosis *d)
 	sqlite3_finalize(st);
 	/* one such call, in a group of at most half the ranks (a group of
 	 * every rank stuck together says nothing of who) */
-	if (found != 1 || (size_t)(2 * members) > with_logs) {
+	if (found != 1 || diag_majority((size_t)members, with_logs)) {
 		v_decline(d, "no single call that every wait leads to, made by a group of at most half the ranks");
 		return false;
 	}

@@ -14,6 +14,7 @@
  * launcher's cleanup of the node, or the same kill: without the launcher's
  * report the two cannot be told apart). */
 #include "diagnosis.h"
+#include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
 #include <stdlib.h>
@@ -21,9 +22,6 @@
 
 #include "case_db.h"
 
-/* Times of NCCL's debug files have whole seconds: a lost connection logged
- * at 12:00:05 happened before 12:00:06. */
-#define SECOND_US 1000000LL
 
 int64_t diag_first_lost_connection(struct diagnosis *d, int64_t *when)
 {
@@ -36,7 +34,7 @@ int64_t diag_first_lost_connection(struct diagnosis *d, int64_t *when)
 		"      AND (field(fields, 'msg') LIKE '%%Connection reset by peer%%'"
 		"           OR field(fields, 'msg') LIKE '%%Connection refused%%')))"
 		" ORDER BY time_us, event_id LIMIT 1",
-		(long long)d->t0, (long long)(d->t0 + SECOND_US));
+		(long long)d->t0, (long long)(d->t0 + WHOLE_SECOND_US));
 	if (!ev)
 		return 0;
 	*when = q_int(d->db, T_NONE, "SELECT time_us FROM events WHERE event_id = %lld", (long long)ev);
@@ -51,7 +49,7 @@ int64_t diag_first_lost_connection(struct diagnosis *d, int64_t *when)
 static bool went_silent(const struct rank_facts *r, int64_t lost_t)
 {
 	return r->events > 0 && !r->has_dump && !r->exited && r->first_error_t == T_NONE &&
-	       r->first_timeout_t == T_NONE && r->last_t != T_NONE && r->last_t < lost_t + SECOND_US;
+	       r->first_timeout_t == T_NONE && r->last_t != T_NONE && r->last_t < lost_t + SILENT_AT_LOSS_US;
 }
 
 /* The rank of host at NCCL local rank k: the k-th of the host's ranks. */
@@ -130,7 +128,7 @@ bool diag_rank_vanished(struct diagnosis *d)
 	/* ranks without any logs could have ended first as well, unless a
 	 * silent one was seen going (below) */
 	size_t nabsent = diag_ranks_absent(d);
-	if (!nsilent || !lived_on || nsilent * 2 > d->nranks) {
+	if (!nsilent || !lived_on || diag_majority(nsilent, d->nranks)) {
 		free(g);
 		v_decline(d, "no rank went silent before the lost connections while others lived on (or more "
 			     "than half went silent)");

@@ -38,3 +38,12 @@ check "docs/vocab/read" test -n "$(vocab VERDICT_CAUSES)"
 check_eq "docs/vocab/outcomes" "$(vocab VERDICT_OUTCOMES)" "$(schema_words outcome)"
 check_eq "docs/vocab/causes" "$(vocab VERDICT_CAUSES)" "$(schema_words cause)"
 check_eq "docs/vocab/confidences" "$(vocab VERDICT_CONFIDENCES)" "$(schema_words confidence)"
+
+# every threshold of the diagnosis (src/diagnosis_limits.h) has its row in
+# docs/diagnosis.md's Limits table
+missing=""
+for n in $(sed -n 's/^#define \([A-Z_]*\) .*/\1/p' src/diagnosis_limits.h | grep -v '^NF_'); do
+	grep -q "^| \`$n\` |" docs/diagnosis.md || missing="$missing $n"
+done
+check "docs/limits/read" test -n "$(sed -n 's/^#define \([A-Z_]*\) .*/\1/p' src/diagnosis_limits.h)"
+check_eq "docs/limits/documented" "" "$missing"
