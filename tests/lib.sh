@@ -44,6 +44,25 @@ sql() { "$NF_BIN" sql "$1" "$2" --tsv; }
 # (\\ \t \n \r) undone, for values that hold backslashes (regexes, say)
 tsv_unescape() { perl -pe 's/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1 eq "r" ? "\r" : $1/ge'; }
 
+# The input tests' helpers (t_hostile, t_lossless): cases go to $ING_DIR,
+# checks are named $ING_PREFIX/NAME/...
+# ing NAME INPUT [ARGS...]: ingests INPUT into $ING_DIR/NAME.db; exit code in
+# $rc, standard error in $ING_DIR/NAME.err
+ing() {
+	n=$1; in=$2; shift 2
+	"$NF_BIN" ingest "$in" -o "$ING_DIR/$n.db" -q "$@" > "$ING_DIR/$n.out" 2> "$ING_DIR/$n.err"
+	rc=$?
+}
+q() { sql "$ING_DIR/$1.db" "$2"; }
+exit_is() { check_eq "$ING_PREFIX/$1/exit-$2" "$2" "$rc"; }
+# says NAME WHAT PATTERN: standard error has a line matching PATTERN (grep -E)
+says() { check "$ING_PREFIX/$1/says-$2" grep -Eq -- "$3" "$ING_DIR/$1.err"; }
+# noloss NAME N: rows of lines + lines counted as skipped = N input lines
+noloss() {
+	check_eq "$ING_PREFIX/$1/no-line-lost" "$2" \
+		"$(q "$1" "SELECT (SELECT count(*) FROM lines) + (SELECT coalesce(sum(skipped_lines),0) FROM sources)")"
+}
+
 # NF_WORKERS: how many jobs a loop over the real jobs checks at once (the
 # CPUs, at most 4; NF_TEST_JOBS=N to choose)
 NF_WORKERS=${NF_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}

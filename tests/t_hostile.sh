@@ -13,26 +13,13 @@ T="$TMP/hostile"
 rm -rf "$T"
 mkdir -p "$T"
 
-# ing NAME INPUT [ARGS...]: ingests INPUT into $T/NAME.db; exit code in $rc,
-# standard error in $T/NAME.err
-ing() {
-	n=$1; in=$2; shift 2
-	"$NF_BIN" ingest "$in" -o "$T/$n.db" -q "$@" > "$T/$n.out" 2> "$T/$n.err"
-	rc=$?
-}
-q() { sql "$T/$1.db" "$2"; }
-exit_is() { check_eq "hostile/$1/exit-$2" "$2" "$rc"; }
-# says NAME WHAT PATTERN: standard error has a line matching PATTERN (grep -E)
-says() { check "hostile/$1/says-$2" grep -Eq -- "$3" "$T/$1.err"; }
+# cases in $T, checks named hostile/... (ing, q, exit_is, says, noloss: lib.sh)
+ING_DIR=$T
+ING_PREFIX=hostile
 intact() {
 	check_eq "hostile/$1/integrity" ok "$(q "$1" "PRAGMA integrity_check")"
 	check_eq "hostile/$1/rows-match-sources" "$(q "$1" "SELECT coalesce(sum(stored_lines),0) FROM sources")" \
 		"$(q "$1" "SELECT count(*) FROM lines")"
-}
-# noloss NAME N: rows of lines + lines counted as skipped = N input lines
-noloss() {
-	check_eq "hostile/$1/no-line-lost" "$2" \
-		"$(q "$1" "SELECT (SELECT count(*) FROM lines) + (SELECT coalesce(sum(skipped_lines),0) FROM sources)")"
 }
 nofile() { check "hostile/$1/no-case-written" test ! -e "$T/$1.db"; }
 # lines of a file as the tool counts them ("\n", "\r\n" and "\r" end a line;

@@ -11,18 +11,9 @@ case $T in /*) ;; *) T="$NF_ROOT/$T" ;; esac
 rm -rf "$T"
 mkdir -p "$T"
 
-ing() {
-	n=$1; in=$2; shift 2
-	"$NF_BIN" ingest "$in" -o "$T/$n.db" -q "$@" > "$T/$n.out" 2> "$T/$n.err"
-	rc=$?
-}
-q() { sql "$T/$1.db" "$2"; }
-exit_is() { check_eq "lossless/$1/exit-$2" "$2" "$rc"; }
-says() { check "lossless/$1/says-$2" grep -Eq -- "$3" "$T/$1.err"; }
-noloss() {
-	check_eq "lossless/$1/no-line-lost" "$2" \
-		"$(q "$1" "SELECT (SELECT count(*) FROM lines) + (SELECT coalesce(sum(skipped_lines),0) FROM sources)")"
-}
+# cases in $T, checks named lossless/... (ing, q, exit_is, says, noloss: lib.sh)
+ING_DIR=$T
+ING_PREFIX=lossless
 
 # ---- plain text libarchive's mtree reader would bid on ----------------------
 printf 'node001\nnode002\nnode003\n' | gzip -c > "$T/hostfile.gz"
