@@ -1,6 +1,6 @@
 /* diagnosis.h: the model the diagnosis reasons on (one struct per rank, read
  * from rank_status and the other analysis tables) and the verdict it builds.
- * diagnosis_model.c loads, diagnosis_crash.c and diagnosis_hang.c decide,
+ * diagnosis_model.c loads, the rules of diagnosis_rules.h (diagnosis_*.c) decide,
  * diagnosis_write.c writes verdict, evidence and cascade. */
 #ifndef NF_DIAGNOSIS_H
 #define NF_DIAGNOSIS_H
@@ -149,9 +149,18 @@ bool diag_job_ended(struct diagnosis *d);
 /* Whether the ranks' calls differ somewhere (op, size or type at one seq of
  * a group), by one pass over the collectives, found once (diagnosis_complete.c). */
 bool diag_calls_disagree(struct diagnosis *d);
-/* diagnosis_crash.c: where no cause was found, every rank failing with one
+/* diagnosis_unknown.c: where no cause was found, every rank failing with one
  * NCCL error (a shared setting or build): the outcome and summary say so */
 bool diag_common_error(struct diagnosis *d);
+/* diagnosis_death.c: a death from outside. The rank's process died of a
+ * signal or an exit status that neither PyTorch's teardown nor an error of
+ * its own explains; killed: by a signal; the first such death (T_NONE:
+ * none); the first failure of the ranks other than except_rank and the
+ * verdict's culprits. */
+bool diag_external_exit(const struct rank_facts *r);
+bool diag_killed_from_outside(const struct rank_facts *r);
+int64_t diag_first_killed(struct diagnosis *d);
+int64_t diag_others_first_failure(struct diagnosis *d, const struct verdict *v, int except_rank);
 /* The first lost connection (closed by the remote end, NCCL's remote error)
  * if it is the job's first failure: at t0 (to the second), no watchdog timed
  * out before it. Its event (0 if none), its time in *when. */
@@ -180,7 +189,7 @@ size_t diag_drop_transfer_waiters(struct diagnosis *d, struct buf *dropped);
 /* diagnosis_absent.c: whole nodes are missing, and a group timed out in a call every member with logs entered */
 bool diag_waits_on_absent(struct diagnosis *d);
 /* Whether a rank shows less of a group than another member did when the job
- * hung (the hang views of diagnosis_hang.c: what each rank had enqueued) */
+ * hung (the hang views of diagnosis_stall.c: what each rank had enqueued) */
 bool diag_any_behind(struct diagnosis *d);
 void diag_responsiveness(struct diagnosis *d);
 /* The collective the culprits' peers waited on first (pg key, seq, op, the

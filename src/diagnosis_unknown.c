@@ -5,6 +5,8 @@
 #include "verdict_vocab.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "case_db.h"
 
@@ -38,6 +40,47 @@ static void lagging_step_hint(struct diagnosis *d)
 		}
 	}
 	sqlite3_finalize(st);
+}
+
+/* The same error on every rank: a shared setting or build (the verdict
+ * says so). */
+
+bool diag_common_error(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	/* every rank with logs, none timed out: the NCCL error text they all logged */
+	size_t with_logs = 0;
+	for (size_t i = 0; i < d->nranks; i++) {
+		struct rank_facts *r = &d->ranks[i];
+		if (!r->events)
+			continue;
+		with_logs++;
+		if (r->first_timeout_t != T_NONE || r->first_error_t == T_NONE)
+			return false;
+	}
+	if (with_logs < 2)
+		return false;
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT field(fields, 'msg') AS m, count(DISTINCT rank), min(event_id) FROM events"
+		" WHERE kind IN ('nccl_last_error_text', 'nccl_warn') AND rank IS NOT NULL AND field(fields, 'msg') <> ''"
+		" GROUP BY m ORDER BY count(DISTINCT rank) DESC, min(event_id) LIMIT 1");
+	bool all = false;
+	if (sqlite3_step(st) == SQLITE_ROW && (size_t)sqlite3_column_int64(st, 1) == with_logs) {
+		all = true;
+		v->outcome = OUTCOME(crash);
+		const char *msg = (const char *)sqlite3_column_text(st, 0);
+		if (strncmp(msg, "Error : ", 8) == 0) /* NCCL's "Error : <what>" */
+			msg += 8;
+		buf_clear(&v->summary);
+		buf_printf(&v->summary,
+			   "Every rank (%zu) failed with the same NCCL error, none before the others: \"%s\". A failure"
+			   " common to all ranks comes from what they share (a setting such as NCCL_ALGO or NCCL_PROTO,"
+			   " the code, the NCCL build), not from one rank.",
+			   with_logs, msg);
+		v_cite_event(v, sqlite3_column_int64(st, 2), "the error every rank logged");
+	}
+	sqlite3_finalize(st);
+	return all;
 }
 
 bool diag_unknown(struct diagnosis *d)
