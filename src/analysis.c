@@ -34,6 +34,20 @@ static double cpu_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void analysis_run_diagnosis(sqlite3 *db)
+{
+	db_exec(db, "SAVEPOINT diagnosis");
+	case_schema_upgrade(db);
+	db_exec(db, "DELETE FROM verdict; DELETE FROM diagnosis_rules; DELETE FROM evidence WHERE finding_id = 0;"
+		    " DELETE FROM cascade;");
+	/* a restarted job's first attempt, as the whole analysis sees it */
+	bool restarted = analysis_attempts_scope(db);
+	analysis_diagnosis(db);
+	if (restarted)
+		analysis_attempts_unscope(db);
+	db_exec(db, "RELEASE diagnosis");
+}
+
 void analysis_run(sqlite3 *db)
 {
 	/* NF_TIMINGS=1: the CPU time of each analysis on stderr (profiling aid) */

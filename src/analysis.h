@@ -8,5 +8,10 @@
 #include <sqlite3.h>
 
 void analysis_run(sqlite3 *db);
+/* The diagnosis alone, on the case's tables as they are (rank_status,
+ * collectives, events, ...: after editing them by hand, or a test's
+ * fixture): replaces the verdict, its evidence, the cascade and
+ * diagnosis_rules. */
+void analysis_run_diagnosis(sqlite3 *db);
 
 #endif

@@ -49,16 +49,18 @@ static void explain(sqlite3 *db, FILE *out)
 int cmd_analyze(int argc, char **argv)
 {
 	const char *path = NULL;
-	bool quiet = false, reattribute = false, explaining = false;
+	bool quiet = false, reattribute = false, explaining = false, rules_only = false;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--reattribute]\n"
+			printf("usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--rules-only] [--reattribute]\n"
 			       "  re-runs every analysis, replacing the verdict, findings and derived tables,\n"
 			       "  and prints the verdict\n"
 			       "  -q, --quiet      print nothing\n"
 			       "  --explain        then every rule of the diagnosis in order: decided, declined\n"
 			       "                   (and why), not tried or not reached, with the rows of the\n"
 			       "                   tables it reasons on\n"
+			       "  --rules-only     run the diagnosis alone, on the tables as they are (after\n"
+			       "                   editing rank_status, collectives ... by hand: what if)\n"
 			       "  --reattribute    also redo the attribution of sources and events to hosts\n"
 			       "                   and ranks (ingest did it; needed after editing them by hand)\n");
 			return NF_EXIT_OK;
@@ -66,17 +68,19 @@ int cmd_analyze(int argc, char **argv)
 			quiet = true;
 		} else if (strcmp(argv[i], "--explain") == 0) {
 			explaining = true;
+		} else if (strcmp(argv[i], "--rules-only") == 0) {
+			rules_only = true;
 		} else if (strcmp(argv[i], "--reattribute") == 0) {
 			reattribute = true;
 		} else if (!path && argv[i][0] != '-') {
 			path = argv[i];
 		} else {
-			fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--reattribute]\n");
+			fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--rules-only] [--reattribute]\n");
 			return NF_EXIT_USAGE;
 		}
 	}
 	if (!path) {
-		fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--reattribute]\n");
+		fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--rules-only] [--reattribute]\n");
 		return NF_EXIT_USAGE;
 	}
 	sqlite3 *db = case_open_or_say(path, false);
@@ -85,7 +89,10 @@ int cmd_analyze(int argc, char **argv)
 	db_exec(db, "BEGIN IMMEDIATE");
 	if (reattribute)
 		attribution_run(db);
-	analysis_run(db);
+	if (rules_only)
+		analysis_run_diagnosis(db);
+	else
+		analysis_run(db);
 	db_exec(db, "COMMIT");
 	if (!quiet)
 		verdict_print_summary(db, stdout);
