@@ -13,7 +13,7 @@ _ncclforensic_options()
 	case $1 in
 	ingest) echo "-o --output -q --quiet --force --grammar-dir --no-analyze --max-line --max-total-bytes
 		--max-member-bytes --max-ratio --max-depth --help" ;;
-	analyze) echo "-q --quiet --explain --reattribute --help" ;;
+	analyze) echo "-q --quiet --explain --rules-only --reattribute --help" ;;
 	report) echo "-f --format -o --output --redact --width --help" ;;
 	sql) echo "--tsv --csv --json --header --help" ;;
 	tui) echo "--ascii --no-color --script --dump-screen --size --timing --help" ;;
