@@ -77,6 +77,38 @@ static void write_rules(struct diagnosis *d, const struct rule_said *said)
 	sqlite3_finalize(st);
 }
 
+/* The model's facts the rules reasoned on, beside the hang's (hang_views). */
+static void write_facts(struct diagnosis *d)
+{
+	static const char sql[] = "INSERT OR REPLACE INTO diagnosis_facts(fact, value, meaning) VALUES(?,?,?)";
+	sqlite3_stmt *st = db_prepare(d->db, sql);
+	const struct {
+		const char *fact;
+		int64_t value;
+		bool known;
+		const char *meaning;
+	} facts[] = {
+		{"first_failure_us", d->t0, d->t0 != T_NONE,
+		 "the job's first failure (t0): its earliest error or timeout, else its earliest abnormal exit"},
+		{"stopped_us", d->stopped_t, d->stopped_t != T_NONE,
+		 "when every launcher was told to stop from outside (a death signal)"},
+		{"teardown_us", d->teardown_t, d->teardown_t != T_NONE,
+		 "the teardown of a silent hang: every rank had been silent for a while before it (first_failure_us is then NULL)"},
+		{"completed", d->completed, true, "1 when the launcher or the application said the job finished"},
+		{"world", d->world, true, "the job's ranks, as the logs state them (else as many as have logs)"},
+		{"ranks_with_logs", (int64_t)diag_ranks_with_logs(d), true, "ranks with at least one line in the input"},
+		{"past_init", d->past_init, true, "1 when some rank got past its communicators' init"},
+		{"any_dump", d->any_dump, true, "1 when some rank wrote a flight-recorder dump"},
+	};
+	for (size_t i = 0; i < ARRAY_LEN(facts); i++) {
+		sqlite3_bind_text(st, 1, facts[i].fact, -1, SQLITE_STATIC);
+		db_bind_int_or_null(st, 2, facts[i].value, facts[i].known);
+		sqlite3_bind_text(st, 3, facts[i].meaning, -1, SQLITE_STATIC);
+		db_step_done(st);
+	}
+	sqlite3_finalize(st);
+}
+
 void analysis_diagnosis(sqlite3 *db)
 {
 	struct diagnosis d;
@@ -129,6 +161,7 @@ void analysis_diagnosis(sqlite3 *db)
 	}
 	diag_write(&d);
 	write_rules(&d, said);
+	write_facts(&d);
 	for (size_t i = 0; i < ARRAY_LEN(rules); i++)
 		free(said[i].reason);
 	findings_dedup(db);

@@ -195,6 +195,7 @@ const char case_schema_analysis_sql[] =
 	"  rule TEXT\n"
 	");\n"
 	DIAGNOSIS_RULES_DDL
+	DIAGNOSIS_FACTS_DDL
 	"CREATE TABLE findings(\n"
 	"  finding_id INTEGER PRIMARY KEY,\n"
 	"  kind TEXT,\n"
@@ -356,4 +357,6 @@ void case_schema_upgrade(sqlite3 *db)
 		db_exec(db, "ALTER TABLE verdict ADD COLUMN rule TEXT");
 	if (db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'diagnosis_rules'", 1) == 0)
 		db_exec(db, DIAGNOSIS_RULES_DDL);
+	if (db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'diagnosis_facts'", 1) == 0)
+		db_exec(db, DIAGNOSIS_FACTS_DDL);
 }

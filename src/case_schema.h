@@ -52,6 +52,32 @@
 	"  reads TEXT\n"                                                                               \
 	");\n"
 
+/* The facts the diagnosis reasons on, kept in the case (docs/schema.md):
+ * its key times and counts, and the hang as the ranks had it (each rank's
+ * last call per group before the teardown, the calls logged after a dump),
+ * with two views of collectives and pg_status as of the hang. */
+#define DIAGNOSIS_FACTS_DDL                                                                           \
+	"CREATE TABLE diagnosis_facts(\n"                                                              \
+	"  fact TEXT PRIMARY KEY,\n"                                                                   \
+	"  value INTEGER,\n"                                                                           \
+	"  meaning TEXT\n"                                                                             \
+	");\n"                                                                                         \
+	"CREATE TABLE hang_dump(rank INTEGER, pg TEXT, le INTEGER, t INTEGER, PRIMARY KEY(rank, pg));\n" \
+	"CREATE TABLE hang_le(rank INTEGER, pg TEXT, le INTEGER, PRIMARY KEY(rank, pg));\n"            \
+	"CREATE INDEX hang_le_pg_le ON hang_le(pg, le);\n"                                             \
+	"CREATE TABLE hang_le_pg(pg TEXT PRIMARY KEY, n INTEGER, mn INTEGER, at_min INTEGER);\n"       \
+	"CREATE VIEW hang_coll AS SELECT c.* FROM collectives c LEFT JOIN events e ON e.event_id = c.event_id\n" \
+	"  WHERE coalesce(c.time_created_us, e.time_us, 0) <=\n"                                       \
+	"    (SELECT value FROM diagnosis_facts WHERE fact = 'hang_cut_us')\n"                         \
+	"  AND ((SELECT value FROM diagnosis_facts WHERE fact = 'hang_dump_rows') = 0\n"               \
+	"    OR NOT EXISTS (SELECT 1 FROM hang_dump h WHERE h.rank = c.rank AND h.pg = c.pg AND c.seq > h.le\n" \
+	"    AND coalesce(c.time_created_us, e.time_us, 0) > h.t));\n"                                  \
+	"CREATE VIEW hang_pg_status AS SELECT * FROM pg_status p\n"                                    \
+	"  WHERE coalesce(p.time_us, 0) <= (SELECT value FROM diagnosis_facts WHERE fact = 'hang_cut_us')\n" \
+	"  AND ((SELECT value FROM diagnosis_facts WHERE fact = 'hang_dump_rows') = 0\n"               \
+	"    OR NOT EXISTS (SELECT 1 FROM hang_dump h WHERE h.rank = p.rank AND h.pg = p.pg\n"         \
+	"    AND p.last_enqueued > h.le AND coalesce(p.time_us, 0) > h.t));\n"
+
 #include <sqlite3.h>
 /* Brings a case of an older schema up to this one's tables (`analyze`). */
 void case_schema_upgrade(sqlite3 *db);

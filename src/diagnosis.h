@@ -86,6 +86,7 @@ struct diagnosis {
 	int disagree;
 	void *collective_scan;
 	int scan_maxrank;
+	bool hang_views_built; /* hang_le & co. filled for this diagnosis (diagnosis_stall.c) */
 };
 
 #include "diagnosis_limits.h"

@@ -32,10 +32,10 @@ struct diagnosis;
 	" ext AS (SELECT pg, max(le) AS mx, min(le) AS mn FROM le GROUP BY pg),"                            \
 	" cmp AS (SELECT l.rank, l.pg, l.le, x.mx AS peer_max, x.mn AS peer_min FROM le l JOIN ext x USING(pg))"
 /* The CTE le of each rank's last seq per group as the hang views show it
- * (only the groups a rank shows something in): temp.hang_le, which
+ * (only the groups a rank shows something in): hang_le, which
  * hang_views() fills, with each group's members, lowest seq and how many
- * members are at it in temp.hang_le_pg. */
-#define HANG_LE_SQL "WITH le AS NOT MATERIALIZED (SELECT rank, pg, le FROM temp.hang_le)"
+ * members are at it in hang_le_pg. */
+#define HANG_LE_SQL "WITH le AS NOT MATERIALIZED (SELECT rank, pg, le FROM hang_le)"
 
 /* A rank's call at a sequence number: what the mismatch rules compare. */
 struct sig {

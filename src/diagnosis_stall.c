@@ -24,12 +24,12 @@
 /* last enqueued seq of rank in pg, LE_UNKNOWN if unknown */
 static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t *ev)
 {
+	/* hang_le holds it for every (rank, group) the hang views show; the
+	 * event is the rank's dump status in the group, where it has one */
 	long le = LE_UNKNOWN;
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT max(v), (SELECT event_id FROM hang_pg_status WHERE rank = ?1 AND pg = ?2"
-		"   AND evidence = 'flight-recorder pg_status' LIMIT 1) FROM ("
-		" SELECT max(last_enqueued) AS v FROM hang_pg_status WHERE rank = ?1 AND pg = ?2"
-		" UNION ALL SELECT max(seq) FROM hang_coll WHERE rank = ?1 AND pg = ?2)");
+		"SELECT le, (SELECT event_id FROM hang_pg_status WHERE rank = ?1 AND pg = ?2"
+		"   AND evidence = 'flight-recorder pg_status' LIMIT 1) FROM hang_le WHERE rank = ?1 AND pg = ?2");
 	sqlite3_bind_int(st, 1, rank);
 	sqlite3_bind_text(st, 2, pg, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -211,7 +211,7 @@ static bool moved_on_query(struct diagnosis *d, const char *sql, int rank, const
 	" FROM le h CROSS JOIN le p ON p.pg = h.pg AND p.rank <> h.rank"                                    \
 	"  CROSS JOIN le g ON g.rank = p.rank AND g.pg = ?2 AND g.le >= ?3"                                 \
 	" WHERE h.rank = ?1 AND h.pg <> ?2 AND h.le > p.le"                                                  \
-	"  AND NOT EXISTS (SELECT 1 FROM temp.hang_le_pg x WHERE x.pg = h.pg AND x.n >= 3 AND x.mn = p.le"   \
+	"  AND NOT EXISTS (SELECT 1 FROM hang_le_pg x WHERE x.pg = h.pg AND x.n >= 3 AND x.mn = p.le"   \
 	"   AND x.at_min = 1)"
 /* ... or the rank made a call H #k (h) that a peer (ph, g), by its flight
  * recorder, made only after pg #seq: in that peer's order of calls the rank
@@ -326,7 +326,7 @@ static size_t skipped_alike(struct diagnosis *d, const struct blocked *pick, con
 		       "CREATE TEMP TABLE skip_calls(pg TEXT, seq INTEGER, PRIMARY KEY(pg, seq));");
 	sqlite3_stmt *ins = db_prepare(d->db, "INSERT OR IGNORE INTO temp.skip_calls VALUES(?1, ?2)");
 	sqlite3_stmt *made = db_prepare(d->db,
-		"SELECT EXISTS (SELECT 1 FROM temp.hang_le l CROSS JOIN temp.skip_calls s ON s.pg = l.pg AND s.seq <= l.le"
+		"SELECT EXISTS (SELECT 1 FROM hang_le l CROSS JOIN temp.skip_calls s ON s.pg = l.pg AND s.seq <= l.le"
 		" WHERE l.rank = ?1)");
 	add_blocking_calls(ins, bl, nb, pick->rank);
 	struct went_past w;
@@ -429,52 +429,44 @@ static void hang_views(struct diagnosis *d)
  * after its dump h, beyond what the dump had enqueued in the group. */
 #define AFTER_DUMP_COLL "h.rank = c.rank AND h.pg = c.pg AND c.seq > h.le AND coalesce(c.time_created_us, e.time_us, 0) > h.t"
 #define AFTER_DUMP_STATUS "h.rank = p.rank AND h.pg = p.pg AND p.last_enqueued > h.le AND coalesce(p.time_us, 0) > h.t"
+	/* the views hang_coll and hang_pg_status (case_schema.h) read the cut
+	 * and the dumps' rows from the case: what the rules see, a user sees */
+	db_exec(d->db, "DELETE FROM hang_dump; DELETE FROM hang_le; DELETE FROM hang_le_pg;");
 	char *sql = sqlite3_mprintf(
-		"DROP VIEW IF EXISTS temp.hang_coll; DROP VIEW IF EXISTS temp.hang_pg_status;"
-		"DROP TABLE IF EXISTS temp.hang_dump;"
-		"CREATE TEMP TABLE hang_dump(rank INTEGER, pg TEXT, le INTEGER, t INTEGER, PRIMARY KEY(rank, pg));"
+		"INSERT OR REPLACE INTO diagnosis_facts(fact, value, meaning) VALUES('hang_cut_us', %lld,"
+		" 'the hang as the ranks had it ends here: the first death or teardown after the first failure"
+		" (hang_coll and hang_pg_status show what was logged before it)');"
 		"INSERT OR IGNORE INTO hang_dump SELECT p.rank, p.pg, p.last_enqueued, s.t FROM pg_status p"
 		"  JOIN (SELECT rank, min(time_us) AS t FROM events WHERE kind = 'pg_dump_signal' AND rank IS NOT NULL"
 		"        AND time_us >= %lld GROUP BY rank) s USING(rank)"
 		"  WHERE p.evidence = 'flight-recorder pg_status' AND p.last_enqueued IS NOT NULL AND p.pg IS NOT NULL;"
-		"DELETE FROM temp.hang_dump AS h WHERE NOT EXISTS (SELECT 1 FROM pg_status p WHERE " AFTER_DUMP_STATUS ")"
+		"DELETE FROM hang_dump AS h WHERE NOT EXISTS (SELECT 1 FROM pg_status p WHERE " AFTER_DUMP_STATUS ")"
 		" AND NOT EXISTS (SELECT 1 FROM collectives c LEFT JOIN events e ON e.event_id = c.event_id"
-		"   WHERE " AFTER_DUMP_COLL ");",
-		(long long)(d->t0 == T_NONE ? INT64_MAX : d->t0));
-	db_exec(d->db, sql);
-	sqlite3_free(sql);
-	bool later = q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM temp.hang_dump)") != 0;
-	sql = sqlite3_mprintf(
-		"CREATE TEMP VIEW hang_coll AS SELECT c.* FROM collectives c LEFT JOIN events e ON e.event_id = c.event_id"
-		"  WHERE coalesce(c.time_created_us, e.time_us, 0) <= %lld%s;"
-		"CREATE TEMP VIEW hang_pg_status AS SELECT * FROM pg_status p WHERE coalesce(time_us, 0) <= %lld%s;",
-		(long long)cut,
-		later ? " AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE " AFTER_DUMP_COLL ")" : "",
-		(long long)cut,
-		later ? " AND NOT EXISTS (SELECT 1 FROM temp.hang_dump h WHERE " AFTER_DUMP_STATUS ")" : "");
+		"   WHERE " AFTER_DUMP_COLL ");"
+		/* without such rows the views skip their test (a probe per row) */
+		"INSERT OR REPLACE INTO diagnosis_facts(fact, value, meaning) SELECT 'hang_dump_rows', count(*),"
+		" 'rows of hang_dump: (rank, group) pairs with calls logged after the rank''s dump' FROM hang_dump;",
+		(long long)cut, (long long)(d->t0 == T_NONE ? INT64_MAX : d->t0));
 	db_exec(d->db, sql);
 	sqlite3_free(sql);
 	/* the last seq each rank enqueued per group, as the views show it, read
 	 * once: the rules look it up per rank and group (thousands of times
 	 * where many ranks are blocked) */
 	db_exec(d->db,
-		"DROP TABLE IF EXISTS temp.hang_le; DROP TABLE IF EXISTS temp.hang_le_pg;"
-		"CREATE TEMP TABLE hang_le(rank INTEGER, pg TEXT, le INTEGER, PRIMARY KEY(rank, pg));"
 		"INSERT INTO hang_le SELECT rank, pg, max(v) FROM ("
 		"   SELECT rank, pg, last_enqueued AS v FROM hang_pg_status WHERE last_enqueued IS NOT NULL"
 		"   UNION ALL SELECT rank, pg, seq FROM hang_coll) WHERE pg IS NOT NULL AND rank IS NOT NULL"
 		"  GROUP BY rank, pg;"
-		"CREATE INDEX temp.hang_le_pg_le ON hang_le(pg, le);"
-		"CREATE TEMP TABLE hang_le_pg(pg TEXT PRIMARY KEY, n INTEGER, mn INTEGER, at_min INTEGER);"
 		"INSERT INTO hang_le_pg SELECT pg, count(*), min(le), NULL FROM hang_le GROUP BY pg;"
 		"UPDATE hang_le_pg SET at_min = (SELECT count(*) FROM hang_le l WHERE l.pg = hang_le_pg.pg AND l.le = hang_le_pg.mn);");
+	d->hang_views_built = true;
 #undef AFTER_DUMP_COLL
 #undef AFTER_DUMP_STATUS
 }
 
 bool diag_any_behind(struct diagnosis *d)
 {
-	if (!q_int(d->db, 0, "SELECT count(*) FROM sqlite_temp_master WHERE name = 'hang_pg_status'"))
+	if (!d->hang_views_built)
 		hang_views(d);
 	return q_int(d->db, 0,
 		HANG_LE_SQL
