@@ -253,8 +253,11 @@ bool diag_stalled_text(struct diagnosis *d)
 	}
 	/* many ranks idle in host code at once did not each stall on their
 	 * own (as in diag_stalled): they wait on something no line shows */
-	if (!v->nculprits || (v->nculprits > 2 && !diag_few(d, v->nculprits)))
+	if (!v->nculprits || (v->nculprits > 2 && !diag_few(d, v->nculprits))) {
+		v_decline(d, v->nculprits ? "too many ranks never timed out while alive: they wait on something no line shows"
+					  : "every rank that answered timed out too: none stands out by the logs' text");
 		return (v->nculprits = 0, false);
+	}
 	v->outcome = OUTCOME(hang);
 	v->cause = CAUSE(rank_stalled);
 	v->first_failure_t = d->t0;

@@ -719,6 +719,9 @@ bool diag_late_start(struct diagnosis *d)
 		buf_free(&who);
 	}
 	sqlite3_finalize(st);
+	if (!found)
+		v_decline(d, "no rank's first timed-out call began after the first timeout (by its watchdog's ran_ms), or"
+			     " more ranks than a few did");
 	return found;
 }
 

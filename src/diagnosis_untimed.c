@@ -362,8 +362,11 @@ bool diag_silent_hang(struct diagnosis *d)
 	 * (a pipeline stage after a stalled one) */
 	struct buf waiters = {0};
 	size_t nwaiters = diag_drop_transfer_waiters(d, &waiters);
-	if (!v->nculprits || diag_majority(v->nculprits, d->nranks))
+	if (!v->nculprits || diag_majority(v->nculprits, d->nranks)) {
+		v_decline(d, v->nculprits ? "most ranks are behind in some group: no few ranks stand out"
+					  : "no rank is behind its peers in a group and ahead of none");
 		return (buf_free(&waiters), v->nculprits = 0, false);
+	}
 	int rank = v->culprits[0];
 	/* the call it missed: in the group its own order of calls says comes next */
 	char next[128] = "", pg[128] = "";
