@@ -44,6 +44,7 @@ void analysis_run_diagnosis(sqlite3 *db)
 		    " DELETE FROM hang_le_pg;");
 	/* a restarted job's first attempt, as the whole analysis sees it */
 	bool restarted = analysis_attempts_scope(db);
+	analysis_sysmsgs_knowledge(db); /* the hardware rule's Xid codes */
 	analysis_diagnosis(db);
 	if (restarted)
 		analysis_attempts_unscope(db);

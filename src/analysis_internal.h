@@ -19,7 +19,10 @@ void analysis_network(sqlite3 *db);      /* network; findings on interfaces, net
 void analysis_sysmsgs(sqlite3 *db);      /* sysmsgs; findings on GPU faults and link events */
 void analysis_config(sqlite3 *db);       /* config; findings on settings */
 void analysis_bandwidth(sqlite3 *db);    /* bandwidth from nccl-tests output; findings per run */
-void analysis_diagnosis(sqlite3 *db);    /* verdict, cascade, findings (cause) */
+void analysis_diagnosis(sqlite3 *db);
+/* The Xid codes' meanings (temp.kb_xid, data/xid-codes.tsv): loaded by the
+ * system messages' analysis, and for the diagnosis alone. */
+void analysis_sysmsgs_knowledge(sqlite3 *db);    /* verdict, cascade, findings (cause) */
 void analysis_inventory(sqlite3 *db);    /* gpus, nics, topo from node inventories; NIC findings */
 
 /* SQL: when the job was stopped from outside, the first death signal of the

@@ -430,10 +430,15 @@ static void finding_host(sqlite3 *db, const struct span *sp, sqlite3_stmt *st)
 	buf_free(&hosts);
 }
 
-void analysis_sysmsgs(sqlite3 *db)
+void analysis_sysmsgs_knowledge(sqlite3 *db)
 {
 	static const char *const xid_cols[] = {"code", "class", "action", "meaning", "source"};
 	knowledge_load(db, "xid-codes.tsv", "kb_xid", xid_cols, (int)ARRAY_LEN(xid_cols));
+}
+
+void analysis_sysmsgs(sqlite3 *db)
+{
+	analysis_sysmsgs_knowledge(db);
 	load_sysmsgs(db);
 
 	struct span sp;
