@@ -31,6 +31,13 @@
  * timeout) thawed then: its lines from this much before that report on came
  * after the hang. */
 #define THAW_MARGIN_US 1000000LL
+/* A watchdog that was not running: its report came at more than
+ * THAW_RATIO times its timeout plus THAW_EXTRA_MS, or its first report
+ * THAW_FIRST_LATE_MS or more past the timeout (watchdogs report within a
+ * second of it). SQL text, in ms. */
+#define THAW_RATIO "1.5"
+#define THAW_EXTRA_MS "10000"
+#define THAW_FIRST_LATE_MS "5000"
 /* Late arrivals and late starts this close to each other are ranks that
  * stalled together (hosts' clocks may differ by this much). */
 #define LATE_MARGIN_US 1000000LL

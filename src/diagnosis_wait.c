@@ -27,9 +27,9 @@
 	"   AND rank IS NOT NULL GROUP BY rank),"                                                            \
 	" thawed AS (SELECT rank, min(time_us) AS t, min(event_id) AS ev FROM events w"                     \
 	"   WHERE kind = 'pg_watchdog_timeout' AND rank IS NOT NULL"                                         \
-	"   AND (field(fields, 'ran_ms') > 1.5 * field(fields, 'timeout_ms') + 10000"                        \
+	"   AND (field(fields, 'ran_ms') > " THAW_RATIO " * field(fields, 'timeout_ms') + " THAW_EXTRA_MS          \
 	"    OR (time_us = (SELECT t FROM first f WHERE f.rank = w.rank)"                                    \
-	"     AND field(fields, 'ran_ms') > field(fields, 'timeout_ms') + 5000))"                            \
+	"     AND field(fields, 'ran_ms') > field(fields, 'timeout_ms') + " THAW_FIRST_LATE_MS "))"            \
 	"   GROUP BY rank)"
 
 
