@@ -14,6 +14,7 @@
 static const char clear_sql[] =
 	"DELETE FROM verdict; DELETE FROM diagnosis_rules; DELETE FROM findings; DELETE FROM evidence; DELETE FROM cascade;\n"
 	"DELETE FROM diagnosis_facts; DELETE FROM hang_dump; DELETE FROM hang_le; DELETE FROM hang_le_pg;\n"
+	"DELETE FROM check_groups;\n"
 	"DELETE FROM rank_status; DELETE FROM network; DELETE FROM config; DELETE FROM sysmsgs;\n";
 
 static const struct {
@@ -41,7 +42,7 @@ void analysis_run_diagnosis(sqlite3 *db)
 	case_schema_upgrade(db);
 	db_exec(db, "DELETE FROM verdict; DELETE FROM diagnosis_rules; DELETE FROM evidence WHERE finding_id = 0;"
 		    " DELETE FROM cascade; DELETE FROM diagnosis_facts; DELETE FROM hang_dump; DELETE FROM hang_le;"
-		    " DELETE FROM hang_le_pg;");
+		    " DELETE FROM hang_le_pg; DELETE FROM check_groups;");
 	/* a restarted job's first attempt, as the whole analysis sees it */
 	bool restarted = analysis_attempts_scope(db);
 	analysis_sysmsgs_knowledge(db); /* the hardware rule's Xid codes */

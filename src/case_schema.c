@@ -359,4 +359,8 @@ void case_schema_upgrade(sqlite3 *db)
 		db_exec(db, DIAGNOSIS_RULES_DDL);
 	if (db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'diagnosis_facts'", 1) == 0)
 		db_exec(db, DIAGNOSIS_FACTS_DDL);
+	if (db_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'check_groups'", 1) == 0)
+		db_exec(db, "CREATE TABLE check_groups(grp TEXT, rank INTEGER, grank INTEGER, size INTEGER, named INTEGER);"
+			    "CREATE INDEX check_groups_rank ON check_groups(rank, grank);"
+			    "CREATE INDEX check_groups_grp ON check_groups(grp, grank);");
 }

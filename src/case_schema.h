@@ -66,6 +66,9 @@
 	"CREATE TABLE hang_le(rank INTEGER, pg TEXT, le INTEGER, PRIMARY KEY(rank, pg));\n"            \
 	"CREATE INDEX hang_le_pg_le ON hang_le(pg, le);\n"                                             \
 	"CREATE TABLE hang_le_pg(pg TEXT PRIMARY KEY, n INTEGER, mn INTEGER, at_min INTEGER);\n"       \
+	"CREATE TABLE check_groups(grp TEXT, rank INTEGER, grank INTEGER, size INTEGER, named INTEGER);\n" \
+	"CREATE INDEX check_groups_rank ON check_groups(rank, grank);\n"                               \
+	"CREATE INDEX check_groups_grp ON check_groups(grp, grank);\n"                                 \
 	"CREATE VIEW hang_coll AS SELECT c.* FROM collectives c LEFT JOIN events e ON e.event_id = c.event_id\n" \
 	"  WHERE coalesce(c.time_created_us, e.time_us, 0) <=\n"                                       \
 	"    (SELECT value FROM diagnosis_facts WHERE fact = 'hang_cut_us')\n"                         \

@@ -21,7 +21,7 @@ enum { MAX_GROUP = 1 << 16 }; /* members of one group, at most */
  * names the group a check ran in. */
 #define CHECK_WORLD "(all ranks)"
 
-/* temp.check_groups(grp, rank, grank, size, named): the members of the
+/* check_groups(grp, rank, grank, size, named), a table of the case: the members of the
  * groups the checks may have run in, the flight recorder's groups (named)
  * and NCCL's communicators (named where the comms analysis matched them to
  * a group), else the group of every rank, indexed for the lookups of a
@@ -29,8 +29,8 @@ enum { MAX_GROUP = 1 << 16 }; /* members of one group, at most */
 static void check_groups_table(struct diagnosis *d)
 {
 	db_exec(d->db,
-		"DROP TABLE IF EXISTS temp.check_groups;"
-		"CREATE TEMP TABLE check_groups AS SELECT p.pg AS grp, p.rank, p.pg_rank AS grank, s.n AS size, 1 AS named"
+		"DELETE FROM check_groups;"
+		"INSERT INTO check_groups SELECT p.pg AS grp, p.rank, p.pg_rank AS grank, s.n AS size, 1 AS named"
 		"  FROM pg_members p JOIN (SELECT pg, count(*) AS n FROM pg_members GROUP BY pg) s USING(pg)"
 		"  UNION ALL SELECT coalesce(pg, comm_id), rank, comm_rank, nranks, pg IS NOT NULL FROM comms;"
 		/* nothing names the groups (no dump, no NCCL INFO lines), but every
@@ -45,9 +45,7 @@ static void check_groups_table(struct diagnosis *d)
 		"  AND NOT EXISTS (SELECT 1 FROM events WHERE kind = 'pg_check_absent' AND rank IS NOT NULL"
 		"   AND field(fields, 'root') IS NOT rank)"
 		"  AND (SELECT count(DISTINCT rank) FROM events WHERE kind IN ('pg_check_waited', 'pg_check_absent'))"
-		"   = (SELECT count(*) FROM ranks);"
-		"CREATE INDEX temp.check_groups_rank ON check_groups(rank, grank);"
-		"CREATE INDEX temp.check_groups_grp ON check_groups(grp, grank);");
+		"   = (SELECT count(*) FROM ranks);");
 }
 
 /* One rank's collective as its fingerprint describes it. */
@@ -127,7 +125,7 @@ static size_t check_groups_of_reports(struct diagnosis *d, char (**groups)[128])
 	sqlite3_stmt *st = db_prepare(d->db,
 		"WITH r AS (SELECT event_id, time_us, rank, field(fields, 'self_rank') AS s,"
 		"   field(fields, 'other_rank') AS o FROM events WHERE kind = 'pg_check_mismatch' AND rank IS NOT NULL),"
-		" c AS (SELECT r.event_id, r.time_us, r.rank, m.grp, m.size, m.named FROM r JOIN temp.check_groups m"
+		" c AS (SELECT r.event_id, r.time_us, r.rank, m.grp, m.size, m.named FROM r JOIN check_groups m"
 		"   ON m.rank = r.rank AND m.grank = r.s AND m.size > r.o),"
 		" g AS (SELECT grp, count(DISTINCT rank) AS n FROM c GROUP BY grp),"
 		" best AS (SELECT c.time_us, c.grp, row_number() OVER (PARTITION BY c.event_id"
@@ -143,14 +141,14 @@ static size_t check_groups_of_reports(struct diagnosis *d, char (**groups)[128])
 	return n;
 }
 
-/* The members of group key (temp.check_groups) by group rank (-1:
+/* The members of group key (check_groups) by group rank (-1:
  * unknown), into *member; the group's size, 0 if none. For key "" (no known
  * group fits: no flight-recorder dump, NCCL's INFO lines off), the reporting
  * ranks themselves: every rank of the group raises, each giving its own
  * group rank. */
 static int group_map(struct diagnosis *d, const char *key, int **member)
 {
-	int size = key[0] ? (int)q_int(d->db, 0, "SELECT max(size) FROM temp.check_groups WHERE grp = %Q", key)
+	int size = key[0] ? (int)q_int(d->db, 0, "SELECT max(size) FROM check_groups WHERE grp = %Q", key)
 			   : (int)q_int(d->db, 0,
 					"SELECT max(max(field(fields, 'self_rank')), max(field(fields, 'other_rank'))) + 1"
 					" FROM events WHERE kind = 'pg_check_mismatch' AND rank IS NOT NULL");
@@ -160,7 +158,7 @@ static int group_map(struct diagnosis *d, const char *key, int **member)
 	for (int i = 0; i < size; i++)
 		(*member)[i] = -1;
 	sqlite3_stmt *st = db_prepare(d->db, key[0]
-		? "SELECT grank, rank FROM temp.check_groups WHERE grp = ?1 ORDER BY rank DESC"
+		? "SELECT grank, rank FROM check_groups WHERE grp = ?1 ORDER BY rank DESC"
 		: "SELECT field(fields, 'self_rank'), rank FROM events WHERE kind = 'pg_check_mismatch'"
 		  " AND rank IS NOT NULL ORDER BY event_id DESC");
 	if (key[0])
@@ -219,7 +217,7 @@ static void site_load(struct diagnosis *d, struct check_site *c)
 		" norm_op(field(e.fields, 'other_op')), field(e.fields, 'other_shape'), field(e.fields, 'other_dtype'),"
 		" field(e.fields, 'self_seq')"
 		", e.rank FROM events e WHERE e.kind = 'pg_check_mismatch' AND e.rank IS NOT NULL"
-		" AND (?1 = '' OR e.rank IN (SELECT rank FROM temp.check_groups WHERE grp = ?1))"
+		" AND (?1 = '' OR e.rank IN (SELECT rank FROM check_groups WHERE grp = ?1))"
 		" ORDER BY e.time_us IS NULL, e.time_us, e.event_id");
 	sqlite3_bind_text(st, 1, c->key, -1, SQLITE_STATIC);
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -535,9 +533,9 @@ bool diag_check_skip(struct diagnosis *d)
 		"WITH cand AS (SELECT e.event_id, e.rank AS root_rank, e.time_us, r.grp, r.grank AS root_g, r.size,"
 		"   '[' || field(e.fields, 'ranks') || ']' AS absent,"
 		"   coalesce(field(e.fields, 'timeout_ms'), 0) * 1000 AS within FROM events e"
-		"   JOIN temp.check_groups r ON r.rank = e.rank AND r.grank = field(e.fields, 'root') AND r.size >= 3"
+		"   JOIN check_groups r ON r.rank = e.rank AND r.grank = field(e.fields, 'root') AND r.size >= 3"
 		"   WHERE e.kind = 'pg_check_absent' AND e.rank IS NOT NULL),"
-		" fit AS (SELECT c.*, (SELECT count(*) FROM temp.check_groups m WHERE m.grp = c.grp"
+		" fit AS (SELECT c.*, (SELECT count(*) FROM check_groups m WHERE m.grp = c.grp"
 		"   AND m.grank <> c.root_g AND m.grank NOT IN (SELECT value FROM json_each(c.absent))"
 		"   AND EXISTS (SELECT 1 FROM events w WHERE w.kind = 'pg_check_waited' AND w.rank = m.rank"
 		"    AND field(w.fields, 'group_rank') = m.grank AND field(w.fields, 'root') = c.root_g"
@@ -546,7 +544,7 @@ bool diag_check_skip(struct diagnosis *d)
 		" best AS (SELECT event_id, max(score) AS score FROM fit GROUP BY event_id)"
 		" SELECT DISTINCT a.rank, f.grp, f.event_id, f.root_rank FROM fit f JOIN best b USING(event_id, score)"
 		" JOIN json_each(f.absent) j"
-		" JOIN temp.check_groups a ON a.grp = f.grp AND a.grank = j.value"
+		" JOIN check_groups a ON a.grp = f.grp AND a.grank = j.value"
 		" ORDER BY f.time_us IS NULL, f.time_us, f.event_id");
 	int rank = -1;
 	char grp[128] = "";
