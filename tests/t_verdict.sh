@@ -110,6 +110,14 @@ check_node_verdict() {
 		fail "$name/culprit-node" "culprits [$v_culprits], allowed [$a_allowed]"; fi
 }
 
+# snapshot LABEL DB: with NF_VERDICT_SNAPSHOT=DIR, the verdict of DB as JSON
+# into DIR (tests/helpers/verdict_snapshot.sh compares two such runs)
+snapshot() {
+	[ -n "${NF_VERDICT_SNAPSHOT:-}" ] || return 0
+	mkdir -p "$NF_VERDICT_SNAPSHOT"
+	"$NF_BIN" sql "$2" "SELECT * FROM verdict" --json > "$NF_VERDICT_SNAPSHOT/$(printf '%s' "$1" | tr '/' '~').json"
+}
+
 # (testdata/skewed: real jobs with a node's clock set off, and testdata/edited:
 # real jobs with launcher lines edited, checked here only)
 nth=0
@@ -164,14 +172,6 @@ check_eq "clocks/real-jobs/no-finding" 0 "$n"
 # (NF_VARIANTS_EVERY=1: every one, ~15 minutes here) (each copy
 # re-ingests the job and queries it a dozen times; the sample spreads over
 # every kind of job, and keeps CI's time in bounds) and every corpus job
-# snapshot LABEL DB: with NF_VERDICT_SNAPSHOT=DIR, the verdict of DB as JSON
-# into DIR (tests/helpers/verdict_snapshot.sh compares two such runs)
-snapshot() {
-	[ -n "${NF_VERDICT_SNAPSHOT:-}" ] || return 0
-	mkdir -p "$NF_VERDICT_SNAPSHOT"
-	"$NF_BIN" sql "$2" "SELECT * FROM verdict" --json > "$NF_VERDICT_SNAPSHOT/$(printf '%s' "$1" | tr '/' '~').json"
-}
-
 # variant_ingest LABEL VARIANT DIR: ingests DIR into DIR.VARIANT.db; a failed
 # ingest (no case, or an exit code past 1) fails here, where the checks of
 # its verdict would read nothing and pass
