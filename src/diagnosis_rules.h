@@ -74,6 +74,8 @@ enum diag_family {
 	     "a rank that never came back after the abort")                                                     \
 	RULE(stuck_group, DIAG_HANG, diag_stuck_group, "collectives",                                            \
 	     "every wait leads to one call a small group all made")                                             \
+	RULE(benchmark, DIAG_END, diag_benchmark, "bandwidth events",                                           \
+	     "an nccl-tests run that ended: its bandwidth, and whether its checks passed")                      \
 	RULE(completed_mismatch, DIAG_END, diag_completed_mismatch, "collectives",                               \
 	     "a job that ended, though its ranks called different collectives")                                 \
 	RULE(transfer_counts, DIAG_END, diag_transfer_counts, "events",                                          \

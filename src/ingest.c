@@ -73,6 +73,7 @@ struct member_ctx {
 	int block_no;
 	long lines, events;
 	long first_truncated; /* line number of the first line cut at --max-line, 0 if none */
+	int srun_seen;        /* lines with an srun task label so far (counted up to 2) */
 	bool any_t;
 	int64_t first_t, last_t;
 	/* what the content says about who wrote this member */
@@ -1104,7 +1105,15 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 {
 	struct member_ctx *m = ctx;
 	struct line_parts lp;
-	line_parts_parse(line, len, m->mc.srun_labels, &lp);
+	/* srun's task labels ("  12: ") are taken off every line: a job's
+	 * output often starts with the batch script's own lines and only later
+	 * has srun -l's; a label names the line's task (its rank) once the
+	 * member has shown two such lines, or its first line had one */
+	line_parts_parse(line, len, true, &lp);
+	if (lp.srun_task >= 0 && m->srun_seen < 2)
+		m->srun_seen++;
+	if (lp.srun_task >= 0 && !m->mc.srun_labels && m->srun_seen < 2)
+		lp.srun_task = -1;
 	note_hints(m, &lp);
 
 	if (lp.family == FAM_NCCL) {
@@ -1532,7 +1541,7 @@ static void replay_rank_nccl(struct ingest *in)
 			for (uint32_t i = 0; i < d.n_lines; i++) {
 				const struct decoded_line *dl = &d.lines[i];
 				struct line_parts lp;
-				line_parts_parse(dl->text, dl->len, m.mc.srun_labels, &lp);
+				line_parts_parse(dl->text, dl->len, true, &lp);
 				if (lp.family != FAM_NCCL)
 					continue;
 				m.nccl_lines++;
