@@ -30,6 +30,70 @@ static bool consequence_exception(const char *type, const char *msg)
 	return false;
 }
 
+/* Ranks that printed into one console without a prefix (torchrun without
+ * --tee or --role, a docker exec): their exceptions have no rank. When
+ * every rank of the job then ended with an exit status (Python's 1 after an
+ * uncaught exception, not a signal) at the same moment, and the bundle
+ * holds such exceptions and no other failure before, every rank raised: an
+ * exception of all ranks, none to single out. */
+static bool every_rank_raised(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	if (d->nranks < 2)
+		return false;
+	int64_t first_exit = T_NONE, last_exit = T_NONE;
+	for (size_t i = 0; i < d->nranks; i++) {
+		const struct rank_facts *r = &d->ranks[i];
+		if (!r->exited || r->exit_code <= 0 || r->exit_t == T_NONE || r->first_timeout_t != T_NONE ||
+		    (r->first_error_t != T_NONE && r->first_error_t < r->exit_t - DIED_TOGETHER_US))
+			return false;
+		first_exit = first_exit == T_NONE || r->exit_t < first_exit ? r->exit_t : first_exit;
+		last_exit = last_exit == T_NONE || r->exit_t > last_exit ? r->exit_t : last_exit;
+	}
+	if (last_exit - first_exit > DIED_TOGETHER_US || (int)d->nranks < d->world)
+		return false;
+	/* the exception the unattributed lines show, the commonest first */
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT coalesce(field(fields, 'type'), ''), coalesce(field(fields, 'msg'), ''), count(*), min(event_id)"
+		" FROM events WHERE kind = 'py_exception' AND rank IS NULL"
+		" GROUP BY 1, 2 ORDER BY count(*) DESC, min(event_id)");
+	bool found = false;
+	char type[128] = "", msg[256] = "";
+	int64_t n = 0, ev = 0;
+	while (!found && sqlite3_step(st) == SQLITE_ROW) {
+		const char *ty = (const char *)sqlite3_column_text(st, 0), *ms = (const char *)sqlite3_column_text(st, 1);
+		if (consequence_exception(ty, ms) || !*ty)
+			continue;
+		snprintf(type, sizeof(type), "%s", ty);
+		snprintf(msg, sizeof(msg), "%s", ms);
+		n = sqlite3_column_int64(st, 2);
+		ev = sqlite3_column_int64(st, 3);
+		found = true;
+	}
+	sqlite3_finalize(st);
+	if (!found)
+		return false;
+	for (size_t i = 0; i < d->nranks; i++)
+		v_culprit(v, d->ranks[i].rank);
+	v->outcome = OUTCOME(crash);
+	v->cause = CAUSE(app_exception);
+	v->confidence = CONFIDENCE(medium);
+	v->first_failure_t = first_exit;
+	struct buf l = {0};
+	fmt_rank_list(v->culprits, v->nculprits, &l);
+	char t[32];
+	fmt_time(first_exit, t, sizeof(t));
+	buf_printf(&v->summary,
+		   "Every rank (%s) raised %s: %s (%lld time%s in the output, which the ranks shared without a prefix"
+		   " that names them), and every rank ended with an exit status of its own at %s. The application"
+		   " failed alike on all of them, before any collective timed out: none is to single out.",
+		   l.data, type, msg, (long long)n, n == 1 ? "" : "s", t);
+	v_cite_event(v, ev, "the exception");
+	v_cite_event(v, d->ranks[0].exit_event, "a rank's exit status");
+	buf_free(&l);
+	return true;
+}
+
 bool diag_app_exception(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
@@ -84,6 +148,8 @@ bool diag_app_exception(struct diagnosis *d)
 	}
 	sqlite3_finalize(st);
 	if (first_rank < 0) {
+		if (every_rank_raised(d))
+			return true;
 		v_decline(d, "no rank raised an exception of its own (one that is not a consequence of a "
 			     "peer's failure)");
 		return false;
