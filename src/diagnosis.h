@@ -231,6 +231,17 @@ bool diag_op_uncompared(const char *op);
 	" 'msg') LIKE '%misaligned address%' OR field(fields, 'msg') LIKE '%illegal instruction%' OR"         \
 	" field(fields, 'msg') LIKE '%unspecified launch failure%' OR field(fields, 'msg') LIKE"              \
 	" '%uncorrectable ECC%'))"
+/* The event ids of the lines that say the job ended well, a query: torchrun's
+ * "worker group successfully finished", MLPerf's run_stop with status
+ * success, and the DeepSpeed launcher's "Process P exits successfully" for
+ * every process it spawned when none failed. */
+#define JOB_SUCCESS_SQL                                                                                    \
+	"SELECT event_id FROM events WHERE kind = 'torchrun_group_finished'"                                 \
+	" UNION ALL SELECT event_id FROM events WHERE kind = 'mlperf_run_stop' AND field(fields, 'status') = 'success'" \
+	" UNION ALL SELECT event_id FROM events WHERE kind = 'launcher_worker_ok'"                            \
+	"  AND NOT EXISTS (SELECT 1 FROM events WHERE kind = 'launcher_worker_failed')"                      \
+	"  AND (SELECT count(DISTINCT field(fields, 'pid')) FROM events WHERE kind = 'launcher_worker_ok') >=" \
+	"      max(1, (SELECT count(DISTINCT field(fields, 'pid')) FROM events WHERE kind = 'launcher_spawned'))"
 /* What showed a responsive rank alive: "it answered the dump request" or
  * "it logged after the first failure". */
 const char *diag_alive_sign(const struct rank_facts *r);

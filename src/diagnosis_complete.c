@@ -260,7 +260,9 @@ static bool find_straggler(struct diagnosis *d, const struct lateness *per, int 
 
 /* Every rank of the job took down every NCCL communicator it made ("Destroy
  * COMPLETE": destroy_process_group() at the end of a run; a failing process
- * aborts them instead), for a job whose launcher said nothing (its INFO
+ * aborts them instead, as PyTorch's ProcessGroupNCCL does at the exit of a
+ * process that did not destroy it: "Abort COMPLETE" with no failure logged
+ * is that exit), for a job whose launcher said nothing (its INFO
  * lines are off by default) and whose flight recorder did not dump at the
  * end. */
 static bool all_destroyed(struct diagnosis *d)
@@ -272,7 +274,7 @@ static bool all_destroyed(struct diagnosis *d)
 		"   AND i.rank = r.rank)"
 		" AND NOT EXISTS (SELECT 1 FROM events i WHERE i.kind = 'nccl_comm_init' AND i.rank = r.rank"
 		"   AND NOT EXISTS (SELECT 1 FROM events t WHERE t.kind = 'nccl_comm_teardown' AND t.rank = r.rank"
-		"     AND field(t.fields, 'comm') = field(i.fields, 'comm') AND field(t.fields, 'state') = 'Destroy COMPLETE'))") ==
+		"     AND field(t.fields, 'comm') = field(i.fields, 'comm') AND field(t.fields, 'state') IN ('Destroy COMPLETE', 'Abort COMPLETE')))") ==
 	       d->world;
 }
 
@@ -333,7 +335,7 @@ bool diag_completed(struct diagnosis *d)
 			buf_printf(&v->summary, " %ld steps", steps + 1);
 		buf_puts(&v->summary, " with no collective timeout, NCCL error or abnormal exit.");
 	}
-	v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'torchrun_group_finished'"),
+	v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM (" JOB_SUCCESS_SQL ")"),
 		     "the launcher saw the workers finish");
 	if (final_dumps)
 		v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'fr_dump'"),

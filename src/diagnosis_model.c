@@ -177,7 +177,7 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 	/* world size: what the logs say, else what we saw */
 	d->world = (int)q_int(db, 0,
 		"SELECT max(n) FROM (SELECT max(field(fields, 'nranks')) AS n FROM events WHERE kind='nccl_comm_init'"
-		" UNION ALL SELECT max(field(fields, 'world')) FROM events WHERE kind='app_rank_identity'"
+		" UNION ALL SELECT max(field(fields, 'world')) FROM events WHERE kind IN ('app_rank_identity', 'lightning_dist_init')"
 		" UNION ALL SELECT max(size) FROM process_groups)");
 	if (d->world < (int)d->nranks)
 		d->world = (int)d->nranks;
@@ -213,7 +213,7 @@ void diag_load(struct diagnosis *d, sqlite3 *db)
 		d->t0 = T_NONE;
 		d->absent_request_ev = 0;
 	}
-	d->completed = q_int(db, 0, "SELECT count(*) FROM events WHERE kind = 'torchrun_group_finished'") > 0;
+	d->completed = q_int(db, 0, "SELECT count(*) FROM (" JOB_SUCCESS_SQL ")") > 0;
 	d->has_fr = q_int(db, 0, "SELECT EXISTS (SELECT 1 FROM fr_entries)") != 0;
 }
 

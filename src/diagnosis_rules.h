@@ -32,6 +32,8 @@ enum diag_family {
 #define DIAG_RULES(RULE)                                                                                      \
 	RULE(stopped, DIAG_CRASH, diag_stopped, "events rank_status",                                           \
 	     "the whole job was stopped from outside while every rank ran")                                     \
+	RULE(cancelled, DIAG_CRASH, diag_cancelled, "events rank_status",                                       \
+	     "the scheduler cancelled the job (time limit, preemption, scancel) before anything failed")        \
 	RULE(hardware, DIAG_CRASH, diag_hardware, "sysmsgs rank_status",                                        \
 	     "a GPU fault or a lost link on a rank's host before the failure")                                  \
 	RULE(before_init, DIAG_CRASH, diag_before_init, "rank_status events",                                   \
@@ -44,6 +46,8 @@ enum diag_family {
 	     "a rank went past a check its group waited in")                                                    \
 	RULE(app_exception, DIAG_CRASH, diag_app_exception, "events rank_status",                               \
 	     "a rank's own exception (Python, CUDA) before any timeout")                                        \
+	RULE(crash_signal, DIAG_CRASH, diag_crash_signal, "events procs rank_status",                            \
+	     "processes whose crash handler caught a fault (SIGSEGV, SIGBUS, ...)")                            \
 	RULE(rank_exited, DIAG_CRASH, diag_rank_exited, "rank_status events",                                   \
 	     "a rank's process died (a signal, an exit code) first")                                            \
 	RULE(rank_left, DIAG_CRASH, diag_rank_left, "rank_status events",                                       \

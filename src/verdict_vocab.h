@@ -15,6 +15,7 @@
 	X(crash, "Crash", "The job crashed")                                                     \
 	X(init_failure, "Initialisation failure", "The job failed while initialising its communicators") \
 	X(completed, "Completed", "The job ran to completion")                                   \
+	X(cancelled, "Cancelled", "The job was stopped from outside")                             \
 	X(unknown, "Unknown outcome", "The job failed")
 
 /* X(id, in a title, in a sentence ("... on host: it/they ...")) */
