@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "flight_recorder.h"
 #include "grammar.h"
+#include "line_glue.h"
 #include "line_prefix.h"
 #include "line_split.h"
 #include "line_store.h"
@@ -95,6 +96,8 @@ struct member_ctx {
 	/* matching a per-rank file's NCCL lines after the load (see
 	 * replay_rank_nccl): events go straight to the case */
 	bool replay;
+	/* pieces of another stream glued before NCCL lines (line_glue.h) */
+	struct line_glue glue;
 };
 
 /* One stream of a `keep N` rule: a ring of its last N matches. A match
@@ -1101,15 +1104,25 @@ static void emit_match(struct member_ctx *m, const struct line_parts *lp, const 
 	}
 }
 
-static void on_line(void *ctx, const char *line, size_t len, long line_no, bool truncated)
+/* One logical line: its parts, its event, its time. joined: the pieces of
+ * another stream glued before it (line_glue.h), taken only when they make
+ * an event: false returned, nothing done. */
+static bool take_line(struct member_ctx *m, const char *line, size_t len, long line_no, bool truncated, bool joined,
+		      struct line_meta *meta_out)
 {
-	struct member_ctx *m = ctx;
 	struct line_parts lp;
 	/* srun's task labels ("  12: ") are taken off every line: a job's
 	 * output often starts with the batch script's own lines and only later
 	 * has srun -l's; a label names the line's task (its rank) once the
 	 * member has shown two such lines, or its first line had one */
 	line_parts_parse(line, len, true, &lp);
+	struct grammar_match gm;
+	bool matched = false;
+	if (joined) {
+		if (lp.family != FAM_PLAIN || !match_line(m, &lp, line_no, &gm))
+			return false;
+		matched = true;
+	}
 	if (lp.srun_task >= 0 && m->srun_seen < 2)
 		m->srun_seen++;
 	if (lp.srun_task >= 0 && !m->mc.srun_labels && m->srun_seen < 2)
@@ -1118,6 +1131,7 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 
 	if (lp.family == FAM_NCCL) {
 		m->nccl_lines++;
+		glue_note_host(&m->glue, lp.host, lp.host_len);
 		if (m->mc.kind == SK_CONSOLE && lp.local_rank >= 0) {
 			size_t lr = (size_t)lp.local_rank;
 			if (lr >= m->nccl_by_local_n) {
@@ -1133,8 +1147,8 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 
 	/* a per-rank file's NCCL lines are matched after the load, and only
 	 * where no console copied them (replay_rank_nccl) */
-	struct grammar_match gm;
-	bool matched = !(lp.family == FAM_NCCL && m->mc.kind == SK_RANK_LOG) && match_line(m, &lp, line_no, &gm);
+	if (!joined)
+		matched = !(lp.family == FAM_NCCL && m->mc.kind == SK_RANK_LOG) && match_line(m, &lp, line_no, &gm);
 	if (matched)
 		learn_boot_time(m, &lp, &gm);
 	if (truncated && !m->first_truncated)
@@ -1170,6 +1184,25 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 
 	if (matched)
 		emit_match(m, &lp, &gm, line_no, &meta);
+	*meta_out = meta;
+	return true;
+}
+
+static void on_line(void *ctx, const char *line, size_t len, long line_no, bool truncated)
+{
+	struct member_ctx *m = ctx;
+	struct line_meta meta;
+	size_t glued = glue_nccl_at(&m->glue, line, len);
+	char joined[GLUE_FRAGMENT_MAX * 2];
+	size_t jn;
+	if (glued) {
+		/* a piece of the other stream, then an NCCL line */
+		glue_keep(&m->glue, line, glued);
+		take_line(m, line + glued, len - glued, line_no, truncated, false, &meta);
+	} else if (!m->glue.frag_len || !(jn = glue_join(&m->glue, line, len, joined, sizeof(joined))) ||
+		   !take_line(m, joined, jn, line_no, truncated, true, &meta)) {
+		take_line(m, line, len, line_no, truncated, false, &meta);
+	}
 
 	block_add(&m->bb, line_no, line, len, &meta);
 	if (block_full(&m->bb))

@@ -168,3 +168,25 @@ check "bandwidth/report/html-well-formed" xmllint --noout "$TMP/bw.html"
 check_eq "bandwidth/report/html-chart-lines" 4 "$(grep -o '<polyline class="run"' "$TMP/bw.html" | wc -l | tr -d ' ')"
 "$NF_BIN" report "$db" --format json --redact > "$TMP/bw.redact.json"
 check_eq "bandwidth/report/redacted-host" "node-A" "$(jq -r '.bandwidth[0].hosts[0]' "$TMP/bw.redact.json")"
+
+# --- a row whose pieces stdout glued in front of NCCL's stderr lines ---
+# nccl-tests' buffered stdout and NCCL's unbuffered stderr share one file: the
+# row's columns come in three pieces, two of them before an NCCL line; the row
+# and both NCCL lines become events, and the lines table keeps the 8 lines.
+glued="$TMP/glued.log"
+{
+	echo 'hostg:701:701 [0] NCCL INFO comm 0x5600 rank 0 nranks 2 cudaDev 0 busId 17000 - Init COMPLETE'
+	echo '#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong'
+	echo '     8388608       2097152     float     sum      -1hostg:701:701 [1] NCCL INFO AllReduce: opCount 0 sendbuff 0x72 recvbuff 0x92 count 2097152 datatype 7 op 0 root 0 comm 0x55 [nranks=2] stream 0x55'
+	echo 'hostg:701:701 [0] NCCL INFO AllReduce: 8388608 Bytes -> Algo RING proto SIMPLE channel{Lo..Hi}={0..23}'
+	echo '    83.33  100.66  100.66      0hostg:701:701 [1] NCCL INFO AllReduce: opCount 1 sendbuff 0x92 recvbuff 0x92 count 2097152 datatype 7 op 0 root 0 comm 0x55 [nranks=2] stream 0x55'
+	echo '    80.98  103.59  103.59      0'
+	echo '# Out of bounds values : 0 OK'
+	echo '# Avg bus bandwidth    : 102.1 '
+} > "$glued"
+"$NF_BIN" ingest "$glued" -o "$TMP/glued.db" -q --force > /dev/null
+check_eq "bandwidth/glued/ingest-exit" 0 "$?"
+check_eq "bandwidth/glued/row" "$(printf '8388608\t2097152\t100.66\t103.59')" \
+	"$(sql "$TMP/glued.db" "SELECT field(fields,'size'), field(fields,'count'), field(fields,'oop_busbw'), field(fields,'ip_busbw') FROM events WHERE kind = 'nccl_tests_row'")"
+check_eq "bandwidth/glued/nccl-lines" 3 "$(sql "$TMP/glued.db" "SELECT count(*) FROM events WHERE kind = 'nccl_coll' OR kind LIKE 'nccl_algo%' OR kind = 'nccl_comm_init'")"
+check_eq "bandwidth/glued/lines-kept" 8 "$(sql "$TMP/glued.db" "SELECT count(*) FROM lines")"

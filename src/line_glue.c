@@ -1,0 +1,112 @@
+/* line_glue.c: lines glued together by two streams sharing one file (see
+ * line_glue.h). */
+#include "line_glue.h"
+
+#include <string.h>
+
+void glue_note_host(struct line_glue *g, const char *host, size_t len)
+{
+	if (!len || len >= sizeof(g->hosts[0]))
+		return;
+	for (int i = 0; i < g->nhosts; i++)
+		if (g->host_len[i] == len && memcmp(g->hosts[i], host, len) == 0)
+			return;
+	int i = g->nhosts < GLUE_HOSTS ? g->nhosts++ : GLUE_HOSTS - 1;
+	memcpy(g->hosts[i], host, len);
+	g->host_len[i] = len;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* "host:pid:tid [dev] NCCL " at s (n bytes), host one of g's. */
+static bool nccl_head_at(const struct line_glue *g, const char *s, size_t n)
+{
+	for (int i = 0; i < g->nhosts; i++) {
+		size_t h = g->host_len[i];
+		if (n <= h + 12 || memcmp(s, g->hosts[i], h) != 0 || s[h] != ':')
+			continue;
+		size_t j = h + 1, d;
+		for (d = j; d < n && is_digit(s[d]); d++)
+			;
+		if (d == j || d >= n || s[d] != ':')
+			continue;
+		for (j = ++d; d < n && is_digit(s[d]); d++)
+			;
+		if (d == j || d + 2 >= n || s[d] != ' ' || s[d + 1] != '[')
+			continue;
+		for (j = d += 2; d < n && is_digit(s[d]); d++)
+			;
+		if (d == j || d + 7 > n || memcmp(s + d, "] NCCL ", 7) != 0)
+			continue;
+		return true;
+	}
+	return false;
+}
+
+/* What nccl-tests prints in a row: digits, letters, signs, points, blanks. */
+static bool fragment_like(const char *s, size_t n)
+{
+	bool digit = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (is_digit(c))
+			digit = true;
+		else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == ' ' || c == '\t' || c == '.' ||
+			   c == '-' || c == '+' || c == '/' || c == '_'))
+			return false;
+	}
+	return digit;
+}
+
+size_t glue_nccl_at(const struct line_glue *g, const char *line, size_t len)
+{
+	if (!g->nhosts)
+		return 0;
+	/* the piece before is short: a row's columns, not a whole line */
+	const char *p = line;
+	const char *end = line + len;
+	while ((p = memmem(p, (size_t)(end - p), "] NCCL ", 7)) != NULL) {
+		size_t at = (size_t)(p - line);
+		for (int i = 0; i < g->nhosts; i++) {
+			size_t h = g->host_len[i];
+			/* the head begins at most host + ":pid:tid [dev" before "] NCCL " */
+			for (size_t back = h + 5; back <= at && back <= h + 40; back++) {
+				size_t k = at - back;
+				if (k == 0 || k >= GLUE_FRAGMENT_MAX)
+					continue;
+				if (nccl_head_at(g, line + k, len - k) && fragment_like(line, k))
+					return k;
+			}
+		}
+		p += 7;
+	}
+	return 0;
+}
+
+void glue_keep(struct line_glue *g, const char *s, size_t n)
+{
+	if (g->frag_len + n >= sizeof(g->frag)) {
+		g->frag_len = 0; /* not a row's pieces: too long */
+		return;
+	}
+	memcpy(g->frag + g->frag_len, s, n);
+	g->frag_len += n;
+}
+
+size_t glue_join(struct line_glue *g, const char *line, size_t len, char *out, size_t cap)
+{
+	size_t n = g->frag_len;
+	/* NCCL's lines go on between the pieces: the other stream */
+	if (n && nccl_head_at(g, line, len))
+		return 0;
+	g->frag_len = 0;
+	if (!n || n + len >= cap || !fragment_like(line, len))
+		return 0;
+	memcpy(out, g->frag, n);
+	memcpy(out + n, line, len);
+	out[n + len] = '\0';
+	return n + len;
+}
