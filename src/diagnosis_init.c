@@ -337,9 +337,24 @@ bool diag_init_failure(struct diagnosis *d)
 	       "SELECT group_concat(h, ', ') FROM (SELECT DISTINCT host AS h FROM events WHERE kind = 'nccl_bootstrap_if'"
 	       " AND host <> %Q ORDER BY host)", host);
 
+	/* the culprits' hosts: one, or each of several alike */
+	char where[512] = "";
+	struct buf in_list = {0};
+	for (size_t i = 0; i < v->nculprits; i++)
+		buf_printf(&in_list, "%s%d", i ? "," : "", v->culprits[i]);
+	long nhosts = (long)q_int(d->db, 0, "SELECT count(DISTINCT host) FROM ranks WHERE rank IN (%s)", in_list.data);
+	if (nhosts > 1)
+		q_text(d->db, where, sizeof(where),
+		       "SELECT '%ld hosts (' || group_concat(h, ', ') || ')' FROM (SELECT DISTINCT host AS h FROM ranks"
+		       " WHERE rank IN (%s) AND host IS NOT NULL ORDER BY host)", nhosts, in_list.data);
+	buf_free(&in_list);
+	if (!where[0])
+		snprintf(where, sizeof(where), "%s", host[0] ? host : "some hosts");
+	/* the interface setting matters where the error is about an interface */
+	bool about_if = strstr(what, "interface") != NULL;
 	buf_printf(&v->summary, "NCCL communicator init failed on %s (rank%s %s): \"%s\".",
-		   host[0] ? host : "some hosts", v->nculprits > 1 ? "s" : "", list.data, what[0] ? what : "init error");
-	if (ifname[0]) {
+		   where, v->nculprits > 1 ? "s" : "", list.data, what[0] ? what : "init error");
+	if (ifname[0] && about_if && nhosts <= 1) {
 		buf_printf(&v->summary, " NCCL_SOCKET_IFNAME is set to %s there", ifname);
 		if (strstr(what, "no socket interface") || strstr(what, "no interface"))
 			buf_printf(&v->summary, ", an interface that host does not have");
