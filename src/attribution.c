@@ -208,6 +208,13 @@ static const char procs_sql[] =
 	"  FROM events e LEFT JOIN sources s USING(source_id), w\n"
 	"  WHERE e.kind='nccl_comm_init' AND field(e.fields, 'nranks') = w.n\n"
 	"    AND coalesce(field(e.fields, 'api'), '') NOT LIKE '%Split%' AND e.pid IS NOT NULL;\n"
+	/* NCCL lines under a launcher's task label (srun -l): the label's rank
+	 * is the process's of that host and pid */
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT DISTINCT " EVENT_HOST ", e.pid, e.rank, NULL, 'task label and NCCL prefix'\n"
+	"  FROM temp.event_keys e LEFT JOIN sources s USING(source_id)\n"
+	"  WHERE e.nccl AND e.rank IS NOT NULL AND e.local_rank IS NULL AND e.pid IS NOT NULL\n"
+	"    AND " EVENT_HOST " IS NOT NULL ORDER BY e.rowid;\n"
 	/* NCCL lines in per-rank files and consoles tie pid to local rank */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT DISTINCT " EVENT_HOST ", e.pid, NULL, e.local_rank, 'NCCL prefix and local rank'\n"

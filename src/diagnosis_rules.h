@@ -54,6 +54,8 @@ enum diag_family {
 	     "a rank's process ended without an error before the failure")                                      \
 	RULE(rank_vanished, DIAG_CRASH, diag_rank_vanished, "rank_status events",                               \
 	     "a rank died with no launcher to say so: its peers' connections closed")                           \
+	RULE(network_error, DIAG_CRASH, diag_network_error, "events rank_status",                               \
+	     "NCCL's own InfiniBand/RoCE error on a rank, with no death to explain it and no timeout")          \
 	RULE(mismatch, DIAG_HANG, diag_mismatch, "collectives events",                                           \
 	     "the ranks called different collectives at one sequence number of a group")                         \
 	RULE(p2p, DIAG_HANG, diag_p2p, "fr_entries collectives events",                                          \

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "case_db.h"
+#include "failure_kinds.h"
 
 
 bool diag_stopped(struct diagnosis *d)
@@ -113,8 +114,8 @@ bool diag_cancelled(struct diagnosis *d)
 		return false;
 	}
 	int64_t before = q_int(d->db, 0,
-		"SELECT count(*) FROM events WHERE class IN ('timeout', 'error', 'exit') AND kind NOT IN"
-		" ('launcher_worker_ok', 'torchrun_group_finished', 'mlperf_run_stop', 'nccl_warn')"
+		"SELECT count(*) FROM events WHERE (kind IN " FAILURE_KINDS " OR kind IN ('crash_signal', 'slurm_oom')"
+		"  OR (class = 'exit' AND kind NOT IN ('launcher_worker_ok', 'torchrun_group_finished', 'mlperf_run_stop')))"
 		" AND ((source_id = %lld AND line_no < %lld) OR (time_us IS NOT NULL AND %lld <> %lld AND time_us < %lld))",
 		(long long)src, (long long)line, (long long)t, (long long)T_NONE, (long long)(t - WHOLE_SECOND_US));
 	if (before > 0) {
