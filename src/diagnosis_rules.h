@@ -88,6 +88,8 @@ enum diag_family {
 	     "a job that ended, though a pair of ranks counted its transfers differently")                      \
 	RULE(completed, DIAG_END, diag_completed, "events collectives rank_status",                              \
 	     "the job completed (with its straggler, if one held it up)")                                       \
+	RULE(untimed_timeouts, DIAG_UNTIMED, diag_untimed_timeouts, "events rank_status",                        \
+	     "watchdog timeouts in lines without times: a hang at the call they name")                          \
 	RULE(untimed_mismatch, DIAG_UNTIMED, diag_untimed_mismatch, "collectives",                               \
 	     "a hang nobody reported: the ranks called different collectives at one site")                      \
 	RULE(silent_hang, DIAG_UNTIMED, diag_silent_hang, "collectives rank_status",                             \

@@ -1192,10 +1192,15 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 {
 	struct member_ctx *m = ctx;
 	struct line_meta meta;
-	size_t glued = glue_nccl_at(&m->glue, line, len);
+	size_t glued = glue_nccl_at(&m->glue, line, len), cut;
 	char joined[GLUE_FRAGMENT_MAX * 2];
 	size_t jn;
-	if (glued) {
+	if (!glued && (cut = glue_pytorch_at(&m->glue, line, len)) > 0) {
+		/* an NCCL line cut by one of PyTorch's: two lines */
+		take_line(m, line, cut, line_no, truncated, false, &meta);
+		struct line_meta second;
+		take_line(m, line + cut, len - cut, line_no, truncated, false, &second);
+	} else if (glued) {
 		/* a piece of the other stream, then an NCCL line */
 		glue_keep(&m->glue, line, glued);
 		take_line(m, line + glued, len - glued, line_no, truncated, false, &meta);

@@ -110,3 +110,25 @@ size_t glue_join(struct line_glue *g, const char *line, size_t len, char *out, s
 	out[n + len] = '\0';
 	return n + len;
 }
+
+size_t glue_pytorch_at(const struct line_glue *g, const char *line, size_t len)
+{
+	/* an NCCL line, even one cut inside its header ("host:pid:41[rank0]:[E") */
+	bool nccl = false;
+	for (int i = 0; i < g->nhosts && !nccl; i++) {
+		size_t h = g->host_len[i];
+		nccl = len > h + 2 && memcmp(line, g->hosts[i], h) == 0 && line[h] == ':' && is_digit(line[h + 1]);
+	}
+	if (!nccl && !(len > 10 && memcmp(line, "libfabric:", 10) == 0))
+		return 0;
+	const char *p = line + 1, *end = line + len;
+	while ((p = memmem(p, (size_t)(end - p), "[rank", 5)) != NULL) {
+		const char *q = p + 5;
+		while (q < end && is_digit(*q))
+			q++;
+		if (q > p + 5 && end - q >= 4 && q[0] == ']' && q[1] == ':' && q[2] == '[' && strchr("EWIF", q[3]))
+			return (size_t)(p - line);
+		p += 5;
+	}
+	return 0;
+}

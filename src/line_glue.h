@@ -30,6 +30,10 @@ void glue_note_host(struct line_glue *g, const char *host, size_t len);
  * line, with a piece of another stream before it (digits, words, blanks:
  * what nccl-tests prints); 0 when there is none. */
 size_t glue_nccl_at(const struct line_glue *g, const char *line, size_t len);
+/* The offset (> 0) at which one of PyTorch's lines ("[rankN]:[E ...")
+ * begins inside an NCCL line (or libfabric's), which the other stream cut
+ * there; 0 when there is none. */
+size_t glue_pytorch_at(const struct line_glue *g, const char *line, size_t len);
 /* Keeps a piece before a glued NCCL line. */
 void glue_keep(struct line_glue *g, const char *s, size_t n);
 /* The pieces kept joined to line into out (cap bytes): its length, 0 when

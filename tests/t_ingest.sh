@@ -189,3 +189,18 @@ for job in stall kill; do
 			"$(sql "$(ingest_case "$job")" "$q" | md5sum)" "$(sql "$re" "$q" | md5sum)"
 	done
 done
+
+# --- one of PyTorch's lines cut into an NCCL line (two streams, one file) ---
+# the NCCL line and the watchdog's line both become events; one line is kept
+cut="$TMP/cut.log"
+{
+	echo 'hostc:4138718:4138718 [0] NCCL INFO comm 0x55 rank 0 nranks 2 cudaDev 0 busId 7000 - Init COMPLETE'
+	echo 'hostc:4138718:413[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLGATHER, NumelIn=1, NumelOut=2, Timeout(ms)=120000) ran for 120035 milliseconds before timing out.'
+	echo 'hostc:4138719:4138719 [1] NCCL INFO NCCL_CROSS_[rank1]:[E ProcessGroupNCCL.cpp:563] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1, OpType=ALLGATHER, NumelIn=1, NumelOut=2, Timeout(ms)=120000) ran for 120008 milliseconds before timing out.'
+} > "$cut"
+"$NF_BIN" ingest "$cut" -o "$TMP/cut.db" -q --force > /dev/null
+check_eq "ingest/cut-line/exit" 0 "$?"
+check_eq "ingest/cut-line/timeouts" "0 1|1 1" \
+	"$(sql "$TMP/cut.db" "SELECT rank || ' ' || field(fields, 'seq') FROM events WHERE kind = 'pg_watchdog_timeout' ORDER BY rank" | paste -sd'|')"
+check_eq "ingest/cut-line/lines" 3 "$(sql "$TMP/cut.db" "SELECT count(*) FROM lines")"
+check_eq "ingest/cut-line/verdict" "hang|1|ALLGATHER" "$(sql "$TMP/cut.db" "SELECT outcome || '|' || seq || '|' || op FROM verdict")"
