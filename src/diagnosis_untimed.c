@@ -336,7 +336,11 @@ static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 bool diag_silent_hang(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
-	static const char le_sql[] = AHEAD_LE_SQL("pg_status", "collectives");
+	/* a group that carries point-to-point transfers (a pipeline's) counts
+	 * them by stage: its counters differ between ranks that all kept up */
+	static const char le_sql[] =
+		AHEAD_LE_SQL("(SELECT * FROM pg_status WHERE pg NOT IN (SELECT pg_name FROM fr_entries WHERE is_p2p))",
+			     "(SELECT * FROM collectives WHERE pg NOT IN (SELECT pg_name FROM fr_entries WHERE is_p2p))");
 	/* who is behind whom says nothing when some ranks left no line at all:
 	 * the ranks with logs may all be waiting on them */
 	if (diag_ranks_absent(d)) {

@@ -449,6 +449,141 @@ static void emit_entry(struct fr_emit *fe, const struct pk_value *e, size_t inde
 	emit(fe, (long)index + 1, "fr_entry", "coll", b, has_created, created);
 }
 
+/* The ranks a group's config lists: a list of ints, or (2.9) its text
+ * "[0, 1, 2]". Into out (cap of them); how many, or -1 when unreadable. */
+static long group_ranks(const struct pk_value *v, int64_t *out, size_t cap)
+{
+	size_t n = 0, len;
+	const char *s = pk_str(v, &len);
+	if (s) {
+		for (size_t i = 0; i < len;) {
+			if (s[i] < '0' || s[i] > '9') {
+				i++;
+				continue;
+			}
+			int64_t x = 0;
+			while (i < len && s[i] >= '0' && s[i] <= '9' && x < INT32_MAX)
+				x = 10 * x + (s[i++] - '0');
+			if (n == cap)
+				return -1;
+			out[n++] = x;
+		}
+		return (long)n;
+	}
+	if (pk_type(v) != PK_LIST && pk_type(v) != PK_TUPLE)
+		return -1;
+	for (size_t i = 0; i < pk_len(v); i++) {
+		if (n == cap || !pk_int(pk_item(v, i), &out[n]))
+			return -1;
+		n++;
+	}
+	return (long)n;
+}
+
+/* The dump's rank from its groups: a process has the configs of the groups
+ * it is a member of, so the one rank every group lists is its own (-1 when
+ * they leave more than one, or none). */
+static int rank_from_groups(const struct pk_value *cfg)
+{
+	enum { CAP = 65536 };
+	int64_t *cand = NULL, *cur = xmalloc(CAP * sizeof(*cur));
+	long ncand = -1;
+	for (size_t i = 0; i < pk_len(cfg); i++) {
+		long n = group_ranks(pk_get(pk_item(cfg, i), "ranks"), cur, CAP);
+		if (n <= 0)
+			continue; /* unreadable, or "all ranks" left out */
+		if (ncand < 0) {
+			cand = xmalloc((size_t)n * sizeof(*cand));
+			memcpy(cand, cur, (size_t)n * sizeof(*cand));
+			ncand = n;
+			continue;
+		}
+		long k = 0;
+		for (long a = 0; a < ncand; a++)
+			for (long b = 0; b < n; b++)
+				if (cand[a] == cur[b]) {
+					cand[k++] = cand[a];
+					break;
+				}
+		ncand = k;
+	}
+	int rank = ncand == 1 && cand[0] <= INT32_MAX ? (int)cand[0] : -1;
+	free(cand);
+	free(cur);
+	return rank;
+}
+
+/* Without an entry of a group, its local id (pg_status's key) has no name.
+ * Both lists hold the groups the process is a member of, in the order it
+ * created them: local ids count its groups, numeric names count the job's,
+ * so the two sorted lists pair up. Into cfg_of[i] (the pg_config index of
+ * pg_status's i-th key, or -1): false when they do not pair (sizes differ,
+ * a name that is not a number, a pair the entries contradict). */
+static int64_t key_num(const struct pk_value *k)
+{
+	size_t n;
+	const char *s = pk_str(k, &n);
+	int64_t x = -1;
+	if (s) {
+		char *end;
+		char tmp[32];
+		if (!n || n >= sizeof(tmp))
+			return -1;
+		memcpy(tmp, s, n);
+		tmp[n] = '\0';
+		x = strtoll(tmp, &end, 10);
+		return *end ? -1 : x;
+	}
+	return pk_int(k, &x) ? x : -1;
+}
+
+static int cmp_i64_pair(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0];
+}
+
+static bool pair_groups(const struct pk_value *cfg, const struct pk_value *status, const struct pk_value *entries,
+			long *cfg_of)
+{
+	size_t n = pk_len(status);
+	for (size_t i = 0; i < n; i++)
+		cfg_of[i] = -1;
+	if (!n || pk_len(cfg) != n)
+		return false;
+	int64_t (*ids)[2] = xmalloc(n * sizeof(*ids)), (*names)[2] = xmalloc(n * sizeof(*names));
+	bool ok = true;
+	for (size_t i = 0; i < n && ok; i++) {
+		ids[i][0] = key_num(pk_key(status, i));
+		ids[i][1] = (int64_t)i;
+		names[i][0] = key_num(pk_key(cfg, i));
+		names[i][1] = (int64_t)i;
+		ok = ids[i][0] >= 0 && names[i][0] >= 0;
+	}
+	if (ok) {
+		qsort(ids, n, sizeof(*ids), cmp_i64_pair);
+		qsort(names, n, sizeof(*names), cmp_i64_pair);
+		for (size_t i = 0; i < n; i++)
+			cfg_of[ids[i][1]] = (long)names[i][1];
+		/* the entries' own pairs must agree */
+		for (size_t k = 0; k < pk_len(entries) && ok; k++) {
+			const struct pk_value *e = pk_item(entries, k);
+			int64_t pid, name = key_num(pk_item(pk_get(e, "process_group"), 0));
+			if (!pk_int(pk_get(e, "pg_id"), &pid) || name < 0)
+				continue;
+			for (size_t i = 0; i < n; i++)
+				if (ids[i][0] == pid)
+					ok = names[i][0] == name;
+		}
+	}
+	if (!ok)
+		for (size_t i = 0; i < n; i++)
+			cfg_of[i] = -1;
+	free(ids);
+	free(names);
+	return ok;
+}
+
 int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_emit_fn emit_fn, void *ctx,
 	      long *lines, uint64_t *bytes, struct errbuf *err)
 {
@@ -477,8 +612,14 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	}
 	struct fr_emit fe = {.emit = emit_fn, .ctx = ctx, .rank = path_rank};
 	int64_t r;
-	if (pk_int(pk_get(root, "rank"), &r))
+	if (pk_int(pk_get(root, "rank"), &r)) {
 		fe.rank = (int)r;
+	} else {
+		/* the dump's own fields first, then its name */
+		int g = rank_from_groups(pk_get(root, "pg_config"));
+		if (g >= 0)
+			fe.rank = g;
+	}
 	struct buf b = {0}, tmp = {0};
 	const struct pk_value *entries = pk_get(root, "entries");
 
@@ -509,6 +650,8 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	}
 	/* local PG id -> (name, desc), from the entries */
 	const struct pk_value *status = pk_get(root, "pg_status");
+	long *cfg_of = xcalloc(pk_len(status) + 1, sizeof(long));
+	pair_groups(cfg, status, entries, cfg_of);
 	for (size_t i = 0; i < pk_len(status); i++) {
 		const struct pk_value *v = pk_item(status, i);
 		size_t n;
@@ -521,6 +664,7 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 		buf_clear(&b);
 		buf_putc(&b, '{');
 		jint(&b, "pg_id", idnum);
+		bool named = false;
 		for (size_t k = 0; k < pk_len(entries); k++) {
 			const struct pk_value *e = pk_item(entries, k);
 			int64_t pid;
@@ -531,8 +675,16 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 				jstr(&b, "pg_name", s, m);
 				s = pk_str(pk_item(pg, 1), &m);
 				jstr(&b, "pg_desc", s, m);
+				named = true;
 				break;
 			}
+		}
+		if (!named && cfg_of[i] >= 0) {
+			size_t m;
+			const char *s = pk_str(pk_key(cfg, (size_t)cfg_of[i]), &m);
+			jstr(&b, "pg_name", s, m);
+			s = get_str(pk_item(cfg, (size_t)cfg_of[i]), "desc", &m);
+			jstr(&b, "pg_desc", s, m);
 		}
 		jval(&b, "last_enqueued", pk_get(v, "last_enqueued_collective"));
 		jval(&b, "last_started", pk_get(v, "last_started_collective"));
@@ -540,6 +692,7 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 		buf_putc(&b, '}');
 		emit(&fe, 0, "fr_pg_status", "info", &b, false, 0);
 	}
+	free(cfg_of);
 	/* Every entry not completed is kept, and the last FR_KEEP completed ones
 	 * of each group: a dump of a long run holds thousands of routine
 	 * completions, and the diagnosis compares ranks at their frontier. */

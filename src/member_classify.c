@@ -41,7 +41,30 @@ static const char *basename_of(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* Trailing number of "...rank<N>" / "...rank_<N>" / "...rank-<N>" in a name. */
+/* "dump_<N>" ending a name (a flight-recorder dump written as
+ * <prefix>_dump_<N>, the rank its N): N, or -1. */
+static int rank_from_dump_name(const char *base)
+{
+	const char *p = base, *hit = NULL;
+	while ((p = strcasestr(p, "dump"))) {
+		hit = p;
+		p += 4;
+	}
+	if (!hit)
+		return -1;
+	p = hit + 4;
+	if (*p == '_' || *p == '-')
+		p++;
+	const char *q = p;
+	while (isdigit((unsigned char)*q))
+		q++;
+	if (q == p || *q || q - p > 6)
+		return -1;
+	return (int)strtol(p, NULL, 10);
+}
+
+/* Trailing number of "...rank<N>" / "...rank_<N>" / "...rank-<N>" in a name
+ * (else of "...dump_<N>"). */
 static int rank_from_name(const char *base)
 {
 	const char *p = base, *hit = NULL;
@@ -50,7 +73,7 @@ static int rank_from_name(const char *base)
 		p += 4;
 	}
 	if (!hit)
-		return -1;
+		return rank_from_dump_name(base);
 	p = hit + 4;
 	if (*p == '_' || *p == '-' || *p == '.')
 		p++;

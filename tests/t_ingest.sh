@@ -204,3 +204,33 @@ check_eq "ingest/cut-line/timeouts" "0 1|1 1" \
 	"$(sql "$TMP/cut.db" "SELECT rank || ' ' || field(fields, 'seq') FROM events WHERE kind = 'pg_watchdog_timeout' ORDER BY rank" | paste -sd'|')"
 check_eq "ingest/cut-line/lines" 3 "$(sql "$TMP/cut.db" "SELECT count(*) FROM lines")"
 check_eq "ingest/cut-line/verdict" "hang|1|ALLGATHER" "$(sql "$TMP/cut.db" "SELECT outcome || '|' || seq || '|' || op FROM verdict")"
+
+# --- a flight-recorder dump without a rank field, named _dump_N ---
+# its rank is the one every group of its pg_config lists (2, not the 7 of its
+# name); its pg_status ids without entries pair with the groups' names
+mkdir -p "$TMP/dumpnamed"
+python3 - "$TMP/dumpnamed/_dump_7" <<'PY'
+import pickle, sys
+d = {"version": "2.9", "nccl_version": "2.27.3", "entries": [],
+     "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1, 2, 3]"},
+                   "5": {"name": "5", "desc": "tp", "ranks": "[2, 3]"},
+                   "9": {"name": "9", "desc": "dp", "ranks": "[0, 2]"}},
+     "pg_status": {"0": {"last_enqueued_collective": 4, "last_started_collective": -1, "last_completed_collective": 4},
+                   "1": {"last_enqueued_collective": 17, "last_started_collective": -1, "last_completed_collective": 17},
+                   "3": {"last_enqueued_collective": 9, "last_started_collective": -1, "last_completed_collective": 9}}}
+pickle.dump(d, open(sys.argv[1], "wb"), protocol=2)
+PY
+"$NF_BIN" ingest "$TMP/dumpnamed" -o "$TMP/dumpnamed.db" -q --force > /dev/null
+check_eq "ingest/dump-rank/from-groups" 2 "$(sql "$TMP/dumpnamed.db" "SELECT DISTINCT rank FROM events WHERE kind = 'fr_dump'")"
+check_eq "ingest/dump-rank/groups-paired" "0 4|5 17|9 9" \
+	"$(sql "$TMP/dumpnamed.db" "SELECT field(fields, 'pg_name') || ' ' || field(fields, 'last_enqueued') FROM events WHERE kind = 'fr_pg_status' ORDER BY CAST(field(fields, 'pg_name') AS INTEGER)" | paste -sd'|')"
+# ... and one whose groups all list every rank: the rank is its name's N
+mkdir -p "$TMP/dumpname2"
+python3 - "$TMP/dumpname2/trace_dump_5" <<'PY'
+import pickle, sys
+d = {"version": "2.9", "entries": [], "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1, 2, 3, 4, 5]"}},
+     "pg_status": {"0": {"last_enqueued_collective": 4, "last_started_collective": -1, "last_completed_collective": 4}}}
+pickle.dump(d, open(sys.argv[1], "wb"), protocol=2)
+PY
+"$NF_BIN" ingest "$TMP/dumpname2" -o "$TMP/dumpname2.db" -q --force > /dev/null
+check_eq "ingest/dump-rank/from-name" 5 "$(sql "$TMP/dumpname2.db" "SELECT DISTINCT rank FROM events WHERE kind = 'fr_dump'")"
