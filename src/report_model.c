@@ -568,7 +568,7 @@ static void load_job(struct loader *L)
 		m->last_us = col_int(st, 1);
 	}
 	sqlite3_finalize(st);
-	st = prep(L, "SELECT DISTINCT field(fields, 'version') v FROM events WHERE kind = 'nccl_version' "
+	st = prep(L, "SELECT DISTINCT field(fields, 'version') v FROM events WHERE kind IN ('nccl_version', 'nccl_tests_nccl_version') "
 		     "AND v IS NOT NULL ORDER BY v");
 	while (step_row(st))
 		strs_push(&m->nccl_versions, (char *)col_str(L, st, 0));
