@@ -208,6 +208,15 @@ static const char procs_sql[] =
 	"  FROM events e LEFT JOIN sources s USING(source_id), w\n"
 	"  WHERE e.kind='nccl_comm_init' AND field(e.fields, 'nranks') = w.n\n"
 	"    AND coalesce(field(e.fields, 'api'), '') NOT LIKE '%Split%' AND e.pid IS NOT NULL;\n"
+	/* nccl-tests' device table ("#  Rank 17 Group 0 Pid 4242 on host device 1 [...]");
+	 * the pid only where the process drives one GPU (-g 1): with several,
+	 * its NCCL lines would all go to its first rank */
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT field(e.fields, 'host'), CASE WHEN (SELECT count(*) FROM events o WHERE o.kind = 'nccl_tests_device'\n"
+	"      AND field(o.fields, 'host') = field(e.fields, 'host') AND field(o.fields, 'pid') = field(e.fields, 'pid')) = 1\n"
+	"      THEN field(e.fields, 'pid') END, field(e.fields, 'rank'), NULL, 'nccl-tests device line'\n"
+	"  FROM events e WHERE e.kind = 'nccl_tests_device' AND field(e.fields, 'host') IS NOT NULL\n"
+	"  GROUP BY field(e.fields, 'rank') ORDER BY min(e.event_id);\n"
 	/* NCCL lines under a launcher's task label (srun -l): the label's rank
 	 * is the process's of that host and pid */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
