@@ -217,6 +217,16 @@ static const char procs_sql[] =
 	"      THEN field(e.fields, 'pid') END, field(e.fields, 'rank'), NULL, 'nccl-tests device line'\n"
 	"  FROM events e WHERE e.kind = 'nccl_tests_device' AND field(e.fields, 'host') IS NOT NULL\n"
 	"  GROUP BY field(e.fields, 'rank') ORDER BY min(e.event_id);\n"
+	/* the DeepSpeed launcher's world: {'host': [global ranks]}, local rank its place */
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT h.key, NULL, r.value, r.key, 'DeepSpeed launcher world info'\n"
+	"  FROM events e, json_each(replace(field(e.fields, 'world'), '''', '\"')) h, json_each(h.value) r\n"
+	"  WHERE e.kind = 'launcher_world_info' AND json_valid(replace(field(e.fields, 'world'), '''', '\"'))\n"
+	"    AND h.type = 'array' GROUP BY h.key, r.value;\n"
+	/* Lightning's "Initializing distributed: GLOBAL_RANK: r, MEMBER: m/N" of each rank */
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT DISTINCT s.host, NULL, field(e.fields, 'rank'), NULL, 'Lightning rank line'\n"
+	"  FROM events e LEFT JOIN sources s USING(source_id) WHERE e.kind = 'lightning_dist_init';\n"
 	/* NCCL lines under a launcher's task label (srun -l): the label's rank
 	 * is the process's of that host and pid */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"

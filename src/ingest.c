@@ -1123,6 +1123,15 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 			return false;
 		matched = true;
 	}
+	if (lp.family == FAM_NCCL) {
+		/* a host cut by another stream's line is the host of its pid:tid */
+		size_t hl = lp.host_len;
+		const char *h = glue_note_host(&m->glue, lp.host, &hl, lp.pid, lp.tid);
+		if (h) {
+			lp.host = h;
+			lp.host_len = hl;
+		}
+	}
 	if (lp.srun_task >= 0 && m->srun_seen < 2)
 		m->srun_seen++;
 	if (lp.srun_task >= 0 && !m->mc.srun_labels && m->srun_seen < 2)
@@ -1131,7 +1140,6 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 
 	if (lp.family == FAM_NCCL) {
 		m->nccl_lines++;
-		glue_note_host(&m->glue, lp.host, lp.host_len);
 		if (m->mc.kind == SK_CONSOLE && lp.local_rank >= 0) {
 			size_t lr = (size_t)lp.local_rank;
 			if (lr >= m->nccl_by_local_n) {

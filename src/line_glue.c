@@ -4,16 +4,69 @@
 
 #include <string.h>
 
-void glue_note_host(struct line_glue *g, const char *host, size_t len)
+/* Whether cut is whole with a piece of its middle (or start) missing:
+ * whole's first k bytes, then whole's last len - k. */
+static bool cut_from(const char *cut, size_t len, const char *whole, size_t wlen)
 {
-	if (!len || len >= sizeof(g->hosts[0]))
-		return;
-	for (int i = 0; i < g->nhosts; i++)
-		if (g->host_len[i] == len && memcmp(g->hosts[i], host, len) == 0)
-			return;
-	int i = g->nhosts < GLUE_HOSTS ? g->nhosts++ : GLUE_HOSTS - 1;
-	memcpy(g->hosts[i], host, len);
-	g->host_len[i] = len;
+	if (len >= wlen)
+		return false;
+	for (size_t k = 0; k <= len; k++)
+		if (memcmp(cut, whole, k) == 0 && memcmp(cut + k, whole + wlen - (len - k), len - k) == 0)
+			return true;
+	return false;
+}
+
+const char *glue_note_host(struct line_glue *g, const char *host, size_t *len, long pid, long tid)
+{
+	size_t n = *len;
+	if (!n || n >= sizeof(g->hosts[0]))
+		return NULL;
+	int known = -1;
+	for (int i = 0; i < g->nhosts && known < 0; i++)
+		if (g->host_len[i] == n && memcmp(g->hosts[i], host, n) == 0)
+			known = i;
+	if (known < 0 && pid >= 0)
+		for (int t = 0; t < g->nthreads; t++) {
+			int h = g->host_of[t];
+			if (g->pid[t] == pid && g->tid[t] == tid && g->host_lines[h] >= GLUE_HOST_ESTABLISHED &&
+			    cut_from(host, n, g->hosts[h], g->host_len[h])) {
+				*len = g->host_len[h];
+				return g->hosts[h];
+			}
+		}
+	if (known < 0) {
+		/* a new host takes a free slot, else the least seen one's */
+		if (g->nhosts < GLUE_HOSTS) {
+			known = g->nhosts++;
+		} else {
+			known = 0;
+			for (int i = 1; i < GLUE_HOSTS; i++)
+				if (g->host_lines[i] < g->host_lines[known])
+					known = i;
+		}
+		for (int t = 0; t < g->nthreads; t++)
+			if (g->host_of[t] == known)
+				g->pid[t] = -1; /* the evicted host's threads */
+		memcpy(g->hosts[known], host, n);
+		g->host_len[known] = n;
+		g->host_lines[known] = 0;
+	}
+	g->host_lines[known]++;
+	if (pid < 0)
+		return NULL;
+	for (int t = 0; t < g->nthreads; t++)
+		if (g->pid[t] == pid && g->tid[t] == tid) {
+			g->host_of[t] = (unsigned char)known;
+			return NULL;
+		}
+	int t = g->next_thread;
+	g->next_thread = (g->next_thread + 1) % GLUE_THREADS;
+	if (g->nthreads < GLUE_THREADS)
+		g->nthreads++;
+	g->pid[t] = pid;
+	g->tid[t] = tid;
+	g->host_of[t] = (unsigned char)known;
+	return NULL;
 }
 
 static bool is_digit(char c)

@@ -14,17 +14,28 @@
 
 #define GLUE_FRAGMENT_MAX 512
 #define GLUE_HOSTS 4
+#define GLUE_THREADS 256
+/* lines a host must have printed before a cut name is taken for it */
+#define GLUE_HOST_ESTABLISHED 8
 
 struct line_glue {
 	char frag[GLUE_FRAGMENT_MAX]; /* the pieces of the other stream so far */
 	size_t frag_len;
 	char hosts[GLUE_HOSTS][64];   /* NCCL hosts seen at the start of a line */
 	size_t host_len[GLUE_HOSTS];
+	long host_lines[GLUE_HOSTS];  /* lines seen from each */
 	int nhosts;
+	/* pid:tid of the lines of each host, a ring of the last ones seen */
+	long pid[GLUE_THREADS], tid[GLUE_THREADS];
+	unsigned char host_of[GLUE_THREADS];
+	int nthreads, next_thread;
 };
 
-/* An NCCL line's host seen at the start of a line. */
-void glue_note_host(struct line_glue *g, const char *host, size_t len);
+/* An NCCL line's host seen at the start of a line, with its pid and tid.
+ * A host cut by the other stream ("xn0" for "x3006c0s19b1n0": a piece of its
+ * name missing) whose pid:tid is one a known host printed is that host:
+ * returned (its length in *len), else NULL. */
+const char *glue_note_host(struct line_glue *g, const char *host, size_t *len, long pid, long tid);
 /* The offset (> 0) at which an NCCL line ("host:pid:tid [dev] NCCL ...")
  * begins inside line, whose host is one seen before at the start of a
  * line, with a piece of another stream before it (digits, words, blanks:

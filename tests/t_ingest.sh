@@ -234,3 +234,19 @@ pickle.dump(d, open(sys.argv[1], "wb"), protocol=2)
 PY
 "$NF_BIN" ingest "$TMP/dumpname2" -o "$TMP/dumpname2.db" -q --force > /dev/null
 check_eq "ingest/dump-rank/from-name" 5 "$(sql "$TMP/dumpname2.db" "SELECT DISTINCT rank FROM events WHERE kind = 'fr_dump'")"
+
+# --- an NCCL line whose host another stream cut ("xn0" for "x3006c0s19b1n0") ---
+# it is the host whose pid:tid it carries, once that host has printed 8 lines
+cuthost="$TMP/cuthost.log"
+{
+	i=0
+	while [ $i -lt 8 ]; do
+		echo "x3006c0s19b1n0:4138719:4138856 [1] NCCL INFO Channel 0$i/0 : 1[1] -> 2[2] via P2P/CUMEM/read"
+		i=$((i + 1))
+	done
+	echo 'xn0:4138719:4138856 [1] NCCL INFO Channel 09/0 : 1[1] -> 2[2] via P2P/CUMEM/read'
+	echo 'node7:4138719:4138856 [0] NCCL INFO Channel 09/0 : 3[1] -> 4[2] via P2P/CUMEM/read'
+} > "$cuthost"
+"$NF_BIN" ingest "$cuthost" -o "$TMP/cuthost.db" -q --force > /dev/null
+check_eq "ingest/cut-host/hosts" "node7 1|x3006c0s19b1n0 9" \
+	"$(sql "$TMP/cuthost.db" "SELECT host || ' ' || count(*) FROM events GROUP BY host ORDER BY host" | paste -sd'|')"
