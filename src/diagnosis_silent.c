@@ -269,6 +269,10 @@ bool diag_stalled_text(struct diagnosis *d)
 	for (size_t i = 1; i < v->nculprits; i++)
 		if (strcmp(diag_rank(d, v->culprits[i])->host, host0) != 0)
 			v->confidence = CONFIDENCE(low);
+	/* half the job or more without a line (an excerpt, one host's files):
+	 * the few that timed out say little of what the others did */
+	if (d->world > 0 && 2 * diag_ranks_absent(d) >= (size_t)d->world)
+		v->confidence = CONFIDENCE(low);
 	int64_t wev = diag_wait_into_verdict(d);
 	struct buf l = {0}, who = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);

@@ -278,6 +278,21 @@ EOF
 		check_wrong_is_low "verdict-stderr-only/$label" "$d.bare.db" "$job"
 		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
 	fi
+	# an excerpt pasted into a ticket: the files of the first failing rank's
+	# host (the answer's culprit, else the first rank that logged a
+	# failure, else rank 0), each cut to 50 lines around its first failure
+	# line: a wrong culprit is allowed only with confidence low
+	answer_of "$job"
+	ex_rank=${a_must%% *}
+	[ -n "$ex_rank" ] || ex_rank=$(sql "$full" "SELECT rank FROM rank_status WHERE first_error_time_us IS NOT NULL
+		ORDER BY first_error_time_us, rank LIMIT 1")
+	ex_host=$(sql "$full" "SELECT host FROM ranks WHERE rank = ${ex_rank:-0}")
+	if [ -n "$ex_host" ] && [ -n "$(find "$d" -type d -name "$ex_host" | head -1)" ]; then
+		sh tests/helpers/make_excerpt.sh "$d" "$ex_host"
+		variant_ingest "$label" excerpt "$d"
+		check_wrong_is_low "verdict-excerpt/$label" "$d.excerpt.db" "$job"
+		rm -rf "$d"; mkdir -p "$d"; tar xzf "$tgz" -C "$d"
+	fi
 	# the highest rank that may not be named
 	answer_of "$job"
 	r=$((a_ranks - 1))
