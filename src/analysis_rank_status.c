@@ -29,7 +29,7 @@ static const char status_sql[] =
 	"  UNION ALL SELECT rank, NULL, max(field(fields, 'step')), max(time_us), NULL FROM events\n"
 	"    WHERE kind = 'app_step' AND rank IS NOT NULL GROUP BY rank\n"
 	"  UNION ALL SELECT rank, NULL, NULL, NULL, min(time_us) FROM events\n"
-	"    WHERE kind IN ('pg_watchdog_timeout','pg_failure_detected','pg_async_exception') AND rank IS NOT NULL\n"
+	"    WHERE kind IN ('pg_watchdog_timeout','pg_watchdog_exception','pg_failure_detected','pg_async_exception') AND rank IS NOT NULL\n"
 	"    GROUP BY rank;\n"
 	"DROP TABLE IF EXISTS temp.rs_sum;\n"
 	"CREATE TEMP TABLE rs_sum(rank INTEGER PRIMARY KEY, progress, step, step_t, first_timeout);\n"

@@ -331,6 +331,18 @@ static const char kinds_index_sql[] =
 	"  WHERE kind = 'app_rank_identity' OR kind = 'torchrun_failure_host' OR kind = 'nccl_comm_init'\n"
 	"     OR kind = 'torchrun_worker_failed'";
 
+/* A line no wrapper names (no [rankN]: prefix, no task label, no per-rank
+ * file) belongs to the rank its own message names: PyTorch's "[Rank N]" /
+ * "[PG 0 (default_pg) Rank N]" in the default group, whose rank is the
+ * global one (a subgroup's "Rank N" is its rank there, left alone). */
+static const char message_rank_sql[] =
+	"UPDATE events SET rank = CAST(field(fields, 'pg_rank') AS INTEGER)\n"
+	"  WHERE rank IS NULL AND kind BETWEEN 'pg_' AND 'pg_~' AND field(fields, 'pg_rank') IS NOT NULL\n"
+	"    AND coalesce(field(fields, 'pg_id'), 0) = 0 AND coalesce(field(fields, 'pg_desc'), 'default_pg') = 'default_pg';\n"
+	"INSERT OR IGNORE INTO ranks(rank, evidence)\n"
+	"  SELECT DISTINCT rank, 'rank named in the message' FROM events\n"
+	"  WHERE kind BETWEEN 'pg_' AND 'pg_~' AND rank IS NOT NULL ORDER BY rank;\n";
+
 void attribution_run(sqlite3 *db)
 {
 	/* the processes the events name, from the load (else from the events) */
@@ -341,5 +353,6 @@ void attribution_run(sqlite3 *db)
 	db_exec(db, procs_sql);
 	db_exec(db, ranks_sql);
 	db_exec(db, fill_sql);
+	db_exec(db, message_rank_sql);
 	db_exec(db, "DROP INDEX attribution_kinds; DROP TABLE temp.event_keys");
 }

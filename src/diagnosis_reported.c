@@ -43,8 +43,9 @@ static struct waiter *read_waiters(struct diagnosis *d, size_t *n)
 		"   CASE WHEN field(w.fields, 'pg_id') IS NOT NULL THEN 'PG ' || field(w.fields, 'pg_id') END, ''),"
 		" coalesce(field(w.fields, 'op'), ''), coalesce(CAST(field(w.fields, 'numel_in') AS INTEGER), -1), w.event_id,"
 		" coalesce(CAST(field(w.fields, 'timeout_ms') AS INTEGER), 0)"
-		" FROM events w WHERE w.kind = 'pg_watchdog_timeout' AND w.rank IS NOT NULL AND field(w.fields, 'seq') IS NOT NULL"
-		"   AND w.event_id = (SELECT min(x.event_id) FROM events x WHERE x.kind = 'pg_watchdog_timeout' AND x.rank = w.rank)"
+		" FROM events w WHERE w.kind IN ('pg_watchdog_timeout', 'pg_watchdog_exception') AND w.rank IS NOT NULL"
+		"   AND field(w.fields, 'seq') IS NOT NULL AND w.event_id = (SELECT min(x.event_id) FROM events x"
+		"     WHERE x.kind IN ('pg_watchdog_timeout', 'pg_watchdog_exception') AND x.rank = w.rank)"
 		" ORDER BY w.rank");
 	struct waiter *w = NULL;
 	size_t cap = 0;

@@ -8,7 +8,7 @@
 /* Events that mean something went wrong on that rank (not notices about
  * another rank's failure, not configuration warnings). */
 #define FAILURE_KINDS                                                                                        \
-	"('pg_watchdog_timeout','pg_failure_detected','pg_async_exception','pg_watchdog_stuck',"              \
+	"('pg_watchdog_timeout','pg_watchdog_exception','pg_failure_detected','pg_async_exception','pg_watchdog_stuck',"              \
 	"'pg_watchdog_terminated','pg_ops_failed','pg_terminating','pg_taking_down','py_exception',"           \
 	"'nccl_error_code','nccl_error_exception','nccl_socket_closed','nccl_socket_truncated',"               \
 	"'nccl_ib_completion_error','nccl_ib_async_event','nccl_ibv_failed','nccl_cuda_failure',"             \

@@ -553,6 +553,46 @@ static int wrapper(const char *s, const char *end, struct line_parts *p)
 	return (int)(q + n + 2 - s);
 }
 
+/* A wrapper a launcher or runner puts before a worker's line: "stdout: " /
+ * "stderr: " (accelerate's and other runners' copies of a subprocess's
+ * streams), Ray's "(WorkerDict pid=231421) " and "(pid=4242, ip=10.0.0.3) "
+ * (the worker's pid kept in p->wrapper_pid). Returns its length or 0. */
+static int outer_wrapper(const char *s, const char *end, struct line_parts *p)
+{
+	size_t n = (size_t)(end - s);
+	if (n > 8 && (memcmp(s, "stdout: ", 8) == 0 || memcmp(s, "stderr: ", 8) == 0))
+		return 8;
+	if (n < 8 || *s != '(')
+		return 0;
+	const char *q = s + 1;
+	while (q < end && (is_alpha(*q) || is_digit(*q) || *q == '_' || *q == '.' || *q == ':' || *q == '-'))
+		q++;
+	if (q > s + 1) {
+		if (q >= end || *q != ' ')
+			return 0;
+		q++;
+	}
+	if (end - q < 5 || memcmp(q, "pid=", 4) != 0)
+		return 0;
+	q += 4;
+	long pid;
+	int d = digits_upto(q, end, 9, &pid);
+	if (!d)
+		return 0;
+	q += d;
+	if (q < end && *q == ',') { /* ", ip=10.0.0.3" */
+		while (q < end && *q != ')')
+			q++;
+	}
+	if (q >= end || *q != ')')
+		return 0;
+	q++;
+	if (q < end && *q == ' ')
+		q++;
+	p->wrapper_pid = pid;
+	return (int)(q - s);
+}
+
 void line_parts_parse(const char *line, size_t len, bool allow_srun, struct line_parts *p)
 {
 	const char *s = line, *end = line + len;
@@ -561,8 +601,15 @@ void line_parts_parse(const char *line, size_t len, bool allow_srun, struct line
 	p->pid = p->tid = -1;
 	p->dev = -1;
 	p->year = -1;
+	p->wrapper_pid = -1;
+	for (int i = 0; i < 2; i++) {
+		int n = outer_wrapper(s, end, p);
+		if (!n)
+			break;
+		s += n;
+	}
 
-	if (allow_srun && line_has_srun_label(s, len)) {
+	if (allow_srun && line_has_srun_label(s, (size_t)(end - s))) {
 		const char *q = skip_spaces(s, end);
 		long v;
 		int n = digits_upto(q, end, 6, &v);

@@ -35,6 +35,7 @@ struct line_parts {
 	int rank;           /* [rank5]: */
 	int local_rank;     /* [default0]: (role + local rank) */
 	int srun_task;      /* "12: " with srun --label (only when allow_srun) */
+	long wrapper_pid;   /* Ray's "(Worker pid=N) ": the worker's pid; -1 */
 
 	enum line_family family;
 	char level;         /* I W E F for glog/c10, I W E for NCCL INFO/WARN/ERROR; T trace; 0 */
