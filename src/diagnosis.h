@@ -242,6 +242,10 @@ bool diag_op_uncompared(const char *op);
 	"  AND NOT EXISTS (SELECT 1 FROM events WHERE kind = 'launcher_worker_failed')"                      \
 	"  AND (SELECT count(DISTINCT field(fields, 'pid')) FROM events WHERE kind = 'launcher_worker_ok') >=" \
 	"      max(1, (SELECT count(DISTINCT field(fields, 'pid')) FROM events WHERE kind = 'launcher_spawned'))"
+/* For a verdict that names no call: the group, sequence number and
+ * operation the watchdogs timed out in (diagnosis_reported.c), said in its
+ * summary. */
+void diag_note_timeout_site(struct diagnosis *d);
 /* What showed a responsive rank alive: "it answered the dump request" or
  * "it logged after the first failure". */
 const char *diag_alive_sign(const struct rank_facts *r);

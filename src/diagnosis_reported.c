@@ -62,6 +62,19 @@ static struct waiter *read_waiters(struct diagnosis *d, size_t *n)
 		x->timeout_ms = (long)sqlite3_column_int64(st, 6);
 	}
 	sqlite3_finalize(st);
+	/* a row that names no group (the exception's copy): the one group the others name */
+	const char *only = NULL;
+	for (size_t i = 0; i < *n; i++)
+		if (w[i].pg[0]) {
+			if (only && strcmp(only, w[i].pg) != 0) {
+				only = NULL;
+				break;
+			}
+			only = w[i].pg;
+		}
+	for (size_t i = 0; only && i < *n; i++)
+		if (!w[i].pg[0])
+			snprintf(w[i].pg, sizeof(w[i].pg), "%s", only);
 	return w;
 }
 
@@ -70,17 +83,10 @@ static bool same_call(const struct waiter *a, const struct waiter *b)
 	return strcmp(a->op, b->op) == 0 && (a->numel_in < 0 || b->numel_in < 0 || a->numel_in == b->numel_in);
 }
 
-bool diag_untimed_timeouts(struct diagnosis *d)
+/* The call most ranks timed out in: the group most of them name, at its
+ * lowest sequence number among them. */
+static const struct waiter *pick_site(const struct waiter *w, size_t n)
 {
-	struct verdict *v = &d->v;
-	size_t n = 0;
-	struct waiter *w = read_waiters(d, &n);
-	if (!n) {
-		v_decline(d, "no watchdog reported a collective timeout with its sequence number");
-		free(w);
-		return false;
-	}
-	/* the group most ranks timed out in, and its lowest sequence number there */
 	const struct waiter *site = &w[0];
 	size_t best = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -95,6 +101,46 @@ bool diag_untimed_timeouts(struct diagnosis *d)
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(w[i].pg, site->pg) == 0 && w[i].seq < site->seq)
 			site = &w[i];
+	return site;
+}
+
+/* For a verdict that names no call: the one the watchdogs timed out in. */
+void diag_note_timeout_site(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	size_t n = 0;
+	struct waiter *w = read_waiters(d, &n);
+	if (n && v->seq < 0) {
+		const struct waiter *site = pick_site(w, n);
+		int *at = xcalloc(n, sizeof(int));
+		size_t nat = 0;
+		for (size_t i = 0; i < n; i++)
+			if (strcmp(w[i].pg, site->pg) == 0 && w[i].seq == site->seq)
+				at[nat++] = w[i].rank;
+		struct buf l = {0};
+		fmt_rank_list(at, nat, &l);
+		v->seq = site->seq;
+		snprintf(v->pg, sizeof(v->pg), "%s", site->pg);
+		snprintf(v->op, sizeof(v->op), "%s", site->op);
+		buf_printf(&v->summary, " The watchdogs timed out in %s call %ld of %s (rank%s %s).", site->op, site->seq,
+			   site->pg[0] ? site->pg : "its group", nat == 1 ? "" : "s", l.data);
+		buf_free(&l);
+		free(at);
+	}
+	free(w);
+}
+
+bool diag_untimed_timeouts(struct diagnosis *d)
+{
+	struct verdict *v = &d->v;
+	size_t n = 0;
+	struct waiter *w = read_waiters(d, &n);
+	if (!n) {
+		v_decline(d, "no watchdog reported a collective timeout with its sequence number");
+		free(w);
+		return false;
+	}
+	const struct waiter *site = pick_site(w, n);
 	/* the ranks at that call, and whether they called the same collective */
 	int *at = xcalloc(n, sizeof(int)), *odd = xcalloc(n, sizeof(int));
 	size_t nat = 0, nodd = 0, nmajor = 0;

@@ -40,6 +40,8 @@ enum diag_family {
 	     "ranks that never reached their communicators' init")                                              \
 	RULE(init_failure, DIAG_CRASH, diag_init_failure, "events rank_status",                                 \
 	     "NCCL's init failed (a setting, an interface, a transport)")                                       \
+	RULE(init_error_text, DIAG_CRASH, diag_init_error_text, "events collectives",                          \
+	     "an error of NCCL's set-up in lines that name no rank, before any collective ran")                 \
 	RULE(check_mismatch, DIAG_CRASH, diag_check_mismatch, "events",                                         \
 	     "PyTorch's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL) found different calls")                \
 	RULE(check_skip, DIAG_CRASH, diag_check_skip, "events",                                                  \

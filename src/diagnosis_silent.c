@@ -33,6 +33,9 @@ static size_t silent_ranks(struct diagnosis *d, int **silent, size_t *responsive
 			continue;
 		if (r->nccl_file_only)
 			continue;
+		/* lines without a time (an excerpt's): when it went quiet is unknown */
+		if (r->last_t == T_NONE)
+			continue;
 		if (silent) {
 			xgrow(silent, &cap, ns + 1, sizeof(**silent));
 			(*silent)[ns] = r->rank;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "case_db.h"
+#include "failure_kinds.h"
 
 /* Where no rank stands out: the ranks that logged the lowest last training
  * step, when every rank with logs logged steps and the others got further.
@@ -83,6 +84,35 @@ bool diag_common_error(struct diagnosis *d)
 	return all;
 }
 
+/* Failure lines without a time (an excerpt, PyTorch before 2.3): said in
+ * the summary, the first of them cited; false when there are none. */
+static bool untimed_failures(struct diagnosis *d)
+{
+	sqlite3_stmt *st = db_prepare(d->db,
+		"SELECT count(*), min(event_id), count(DISTINCT kind) FROM events WHERE time_us IS NULL"
+		" AND (kind IN " FAILURE_KINDS " OR kind IN ('crash_signal', 'torchrun_worker_failed', 'launcher_worker_failed',"
+		" 'slurm_task_exit', 'pals_rank_end', 'launcher_killing', 'torchrun_child_failed'))");
+	int64_t n = 0, first = 0, kinds = 0;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		n = sqlite3_column_int64(st, 0);
+		first = sqlite3_column_int64(st, 1);
+		kinds = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	if (!n)
+		return false;
+	char line[300] = "";
+	q_text(d->db, line, sizeof(line), "SELECT coalesce(field(fields, 'msg'), kind) FROM events WHERE event_id = %lld",
+	       (long long)first);
+	buf_printf(&d->v.summary,
+		   "The logs show %lld failure line%s (%lld kind%s), without times to order them, and no rule could tell"
+		   " what failed first or where; the first of them: \"%s\".",
+		   (long long)n, n == 1 ? "" : "s", (long long)kinds, kinds == 1 ? "" : "s", line);
+	v_cite_event(&d->v, first, "the first failure line");
+	v_missing(&d->v, "times on the lines, or more of the job's logs: which rank failed first");
+	return true;
+}
+
 bool diag_unknown(struct diagnosis *d)
 {
 	sqlite3 *db = d->db;
@@ -112,6 +142,8 @@ bool diag_unknown(struct diagnosis *d)
 		d->v.outcome = OUTCOME(hang);
 		buf_puts(&d->v.summary, "The job hung: every rank went silent, with no timeout logged, and no rank"
 				       " stands out (none behind the others in the calls the logs show).");
+	} else if (d->t0 == T_NONE && untimed_failures(d)) {
+		/* failures whose lines have no time: said, not ordered */
 	} else if (d->t0 == T_NONE) {
 		buf_puts(&d->v.summary, "The logs show neither a failure nor a successful end of the job.");
 		/* where they end: a job killed with SIGKILL, logs taken mid-run */
@@ -128,5 +160,7 @@ bool diag_unknown(struct diagnosis *d)
 	}
 	if (!common && !in_transfer && (d->t0 != T_NONE || d->teardown_t != T_NONE))
 		lagging_step_hint(d);
+	if (strcmp(d->v.outcome, "hang") == 0)
+		diag_note_timeout_site(d);
 	return true;
 }
