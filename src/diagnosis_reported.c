@@ -37,15 +37,13 @@ static struct waiter *read_waiters(struct diagnosis *d, size_t *n)
 {
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT w.rank, CAST(field(w.fields, 'seq') AS INTEGER), coalesce(field(w.fields, 'pg_desc'),"
-		"   (SELECT CASE field(t.fields, 'pg_id') WHEN 0 THEN 'default_pg' ELSE 'PG ' || field(t.fields, 'pg_id') END"
-		"    FROM events t WHERE t.kind = 'pg_timeout_at_work' AND t.rank = w.rank"
-		"      AND CAST(field(t.fields, 'seq') AS INTEGER) = CAST(field(w.fields, 'seq') AS INTEGER) LIMIT 1),"
-		"   CASE WHEN field(w.fields, 'pg_id') IS NOT NULL THEN 'PG ' || field(w.fields, 'pg_id') END, ''),"
+		"   CASE field(w.fields, 'pg_id') WHEN 0 THEN 'default_pg' ELSE 'PG ' || field(w.fields, 'pg_id') END, ''),"
 		" coalesce(field(w.fields, 'op'), ''), coalesce(CAST(field(w.fields, 'numel_in') AS INTEGER), -1), w.event_id,"
 		" coalesce(CAST(field(w.fields, 'timeout_ms') AS INTEGER), 0)"
-		" FROM events w WHERE w.kind IN ('pg_watchdog_timeout', 'pg_watchdog_exception') AND w.rank IS NOT NULL"
+		" FROM events w WHERE w.kind IN ('pg_watchdog_timeout', 'pg_watchdog_exception', 'pg_watchdog_terminated') AND w.rank IS NOT NULL"
 		"   AND field(w.fields, 'seq') IS NOT NULL AND w.event_id = (SELECT min(x.event_id) FROM events x"
-		"     WHERE x.kind IN ('pg_watchdog_timeout', 'pg_watchdog_exception') AND x.rank = w.rank)"
+		"     WHERE x.kind IN ('pg_watchdog_timeout', 'pg_watchdog_exception', 'pg_watchdog_terminated')"
+		"       AND field(x.fields, 'seq') IS NOT NULL AND x.rank = w.rank)"
 		" ORDER BY w.rank");
 	struct waiter *w = NULL;
 	size_t cap = 0;
@@ -62,6 +60,16 @@ static struct waiter *read_waiters(struct diagnosis *d, size_t *n)
 		x->timeout_ms = (long)sqlite3_column_int64(st, 6);
 	}
 	sqlite3_finalize(st);
+	/* the group a line of the rank names about that call (its "Timeout at
+	 * NCCL work", "failure detected by watchdog" line), else about any */
+	for (size_t i = 0; i < *n; i++)
+		if (!w[i].pg[0])
+			q_text(d->db, w[i].pg, sizeof(w[i].pg),
+			       "SELECT coalesce(field(fields, 'pg_desc'), CASE field(fields, 'pg_id') WHEN 0 THEN 'default_pg'"
+			       " ELSE 'PG ' || field(fields, 'pg_id') END) FROM events WHERE kind BETWEEN 'pg_' AND 'pg_~'"
+			       " AND rank = %d AND (field(fields, 'pg_id') IS NOT NULL OR field(fields, 'pg_desc') IS NOT NULL)"
+			       " ORDER BY coalesce(CAST(field(fields, 'seq') AS INTEGER) = %ld, 0) DESC, abs(event_id - %lld) LIMIT 1",
+			       w[i].rank, w[i].seq, (long long)w[i].event);
 	/* a row that names no group (the exception's copy): the one group the others name */
 	const char *only = NULL;
 	for (size_t i = 0; i < *n; i++)

@@ -164,6 +164,12 @@ size_t glue_join(struct line_glue *g, const char *line, size_t len, char *out, s
 	return n + len;
 }
 
+/* A line glued to the text before it: no blank or wrapper between ("...kernels[rank1]"). */
+static bool glued_to(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+}
+
 size_t glue_pytorch_at(const struct line_glue *g, const char *line, size_t len)
 {
 	/* an NCCL line, even one cut inside its header ("host:pid:41[rank0]:[E") */
@@ -172,14 +178,16 @@ size_t glue_pytorch_at(const struct line_glue *g, const char *line, size_t len)
 		size_t h = g->host_len[i];
 		nccl = len > h + 2 && memcmp(line, g->hosts[i], h) == 0 && line[h] == ':' && is_digit(line[h + 1]);
 	}
-	if (!nccl && !(len > 10 && memcmp(line, "libfabric:", 10) == 0))
-		return 0;
+	bool fabric = len > 10 && memcmp(line, "libfabric:", 10) == 0;
 	const char *p = line + 1, *end = line + len;
 	while ((p = memmem(p, (size_t)(end - p), "[rank", 5)) != NULL) {
 		const char *q = p + 5;
 		while (q < end && is_digit(*q))
 			q++;
-		if (q > p + 5 && end - q >= 4 && q[0] == ']' && q[1] == ':' && q[2] == '[' && strchr("EWIF", q[3]))
+		/* after any other text (a print without its newline: "loading kernels[rank1]:[E829 ..."),
+		 * only one of c10's headers: a level, then its date or a blank */
+		if (q > p + 5 && end - q >= 5 && q[0] == ']' && q[1] == ':' && q[2] == '[' && strchr("EWIF", q[3]) &&
+		    (nccl || fabric || is_digit(q[4]) || q[4] == ' ') && glued_to(p[-1]))
 			return (size_t)(p - line);
 		p += 5;
 	}
