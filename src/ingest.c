@@ -98,6 +98,12 @@ struct member_ctx {
 	bool replay;
 	/* pieces of another stream glued before NCCL lines (line_glue.h) */
 	struct line_glue glue;
+	/* what take_line did with the last line: an event, a line without any header */
+	bool took_event, took_plain;
+	/* the pieces of a line a paste cut at a fixed width (take_wrapped) */
+	char wrap[4096];
+	size_t wrap_len;
+	int wrap_pieces;
 };
 
 /* One stream of a `keep N` rule: a ring of its last N matches. A match
@@ -1119,7 +1125,7 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	struct grammar_match gm;
 	bool matched = false;
 	if (joined) {
-		if (lp.family != FAM_PLAIN || !match_line(m, &lp, line_no, &gm))
+		if (!match_line(m, &lp, line_no, &gm))
 			return false;
 		matched = true;
 	}
@@ -1195,7 +1201,43 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	if (matched)
 		emit_match(m, &lp, &gm, line_no, &meta);
 	*meta_out = meta;
+	m->took_event = matched;
+	m->took_plain = lp.family == FAM_PLAIN && lp.rank < 0 && lp.local_rank < 0 && lp.srun_task < 0;
 	return true;
+}
+
+/* A line a paste cut at a fixed width ("... [Rank " / "1] Watchdog caught
+ * ... before timin" / "g out."): the pieces after the first have no header
+ * of their own. An unmatched line of WRAP_MIN_LEN bytes or more is kept;
+ * each next line without a header is tried joined to the pieces kept, up
+ * to WRAP_PIECES of them; the joined text makes the event when it matches
+ * a rule. The lines table keeps the physical lines. */
+#define WRAP_MIN_LEN 60
+#define WRAP_PIECES 3
+
+static void wrap_keep(struct member_ctx *m, const char *line, size_t len, bool append)
+{
+	if (!append)
+		m->wrap_len = m->wrap_pieces = 0;
+	if (m->wrap_len + len >= sizeof(m->wrap) || m->wrap_pieces >= WRAP_PIECES) {
+		m->wrap_len = m->wrap_pieces = 0;
+		return;
+	}
+	memcpy(m->wrap + m->wrap_len, line, len);
+	m->wrap_len += len;
+	m->wrap_pieces++;
+}
+
+/* The line, or the pieces kept joined to it: true when the joined text made an event. */
+static bool take_wrapped(struct member_ctx *m, const char *line, size_t len, long line_no, bool truncated,
+			 struct line_meta *meta)
+{
+	if (!m->wrap_len || m->wrap_len + len >= sizeof(m->wrap))
+		return false;
+	char joined[sizeof(m->wrap)];
+	memcpy(joined, m->wrap, m->wrap_len);
+	memcpy(joined + m->wrap_len, line, len);
+	return take_line(m, joined, m->wrap_len + len, line_no, truncated, true, meta);
 }
 
 static void on_line(void *ctx, const char *line, size_t len, long line_no, bool truncated)
@@ -1210,13 +1252,31 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 		take_line(m, line, cut, line_no, truncated, false, &meta);
 		struct line_meta second;
 		take_line(m, line + cut, len - cut, line_no, truncated, false, &second);
+		m->wrap_len = m->wrap_pieces = 0;
+		if (!m->took_event && len >= WRAP_MIN_LEN)
+			wrap_keep(m, line + cut, len - cut, false);
 	} else if (glued) {
 		/* a piece of the other stream, then an NCCL line */
 		glue_keep(&m->glue, line, glued);
 		take_line(m, line + glued, len - glued, line_no, truncated, false, &meta);
 	} else if (!m->glue.frag_len || !(jn = glue_join(&m->glue, line, len, joined, sizeof(joined))) ||
 		   !take_line(m, joined, jn, line_no, truncated, true, &meta)) {
+		bool had_wrap = m->wrap_len > 0;
 		take_line(m, line, len, line_no, truncated, false, &meta);
+		if (m->took_event) {
+			m->wrap_len = m->wrap_pieces = 0;
+		} else if (had_wrap && m->took_plain) {
+			/* a piece without a header: the rest of the pieces kept? */
+			struct line_meta jm;
+			if (take_wrapped(m, line, len, line_no, truncated, &jm))
+				m->wrap_len = m->wrap_pieces = 0;
+			else
+				wrap_keep(m, line, len, true);
+		} else {
+			m->wrap_len = m->wrap_pieces = 0;
+			if (len >= WRAP_MIN_LEN)
+				wrap_keep(m, line, len, false);
+		}
 	}
 
 	block_add(&m->bb, line_no, line, len, &meta);

@@ -167,7 +167,8 @@ size_t glue_join(struct line_glue *g, const char *line, size_t len, char *out, s
 /* A line glued to the text before it: no blank or wrapper between ("...kernels[rank1]"). */
 static bool glued_to(char c)
 {
-	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.';
+	/* ']' ends a progress bar's "[25:06:58<7:15:54, 1.40s/it]" */
+	return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' || c == ']';
 }
 
 size_t glue_pytorch_at(const struct line_glue *g, const char *line, size_t len)

@@ -250,3 +250,16 @@ cuthost="$TMP/cuthost.log"
 "$NF_BIN" ingest "$cuthost" -o "$TMP/cuthost.db" -q --force > /dev/null
 check_eq "ingest/cut-host/hosts" "node7 1|x3006c0s19b1n0 9" \
 	"$(sql "$TMP/cuthost.db" "SELECT host || ' ' || count(*) FROM events GROUP BY host ORDER BY host" | paste -sd'|')"
+
+# --- a paste: a progress bar glued in front, the line cut at a fixed width ---
+# the three pieces make one watchdog timeout; the lines table keeps 3 lines
+wrapped="$TMP/wrapped.log"
+{
+	printf '%s\n' 'Epoch 0:  78%|#####################################################                | 64809/83556 [25:06:58<7:15:54,  1.40s/it, v_num=18][rank1]:[E ProcessGroupNCCL.cpp:563] [Rank '
+	printf '%s\n' '1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=1363596, OpType=BROADCAST, NumelIn=5158880, NumelOut=5158880, Timeout(ms)=1800000) ran for 1800047 milliseconds before timin'
+	printf '%s\n' 'g out.'
+} > "$wrapped"
+"$NF_BIN" ingest "$wrapped" -o "$TMP/wrapped.db" -q --force > /dev/null
+check_eq "ingest/wrapped/timeout" "1|1363596|BROADCAST|3" \
+	"$(sql "$TMP/wrapped.db" "SELECT rank || '|' || field(fields, 'seq') || '|' || field(fields, 'op') || '|' || line_no FROM events WHERE kind = 'pg_watchdog_timeout'")"
+check_eq "ingest/wrapped/lines" 3 "$(sql "$TMP/wrapped.db" "SELECT count(*) FROM lines")"
