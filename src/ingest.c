@@ -1201,7 +1201,8 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	if (matched)
 		emit_match(m, &lp, &gm, line_no, &meta);
 	*meta_out = meta;
-	m->took_event = matched;
+	/* a per-rank file's NCCL line is the replay's (replay_rank_nccl): handled */
+	m->took_event = matched || (lp.family == FAM_NCCL && m->mc.kind == SK_RANK_LOG);
 	m->took_plain = lp.family == FAM_PLAIN && lp.rank < 0 && lp.local_rank < 0 && lp.srun_task < 0;
 	return true;
 }
@@ -1265,7 +1266,7 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 		take_line(m, line, len, line_no, truncated, false, &meta);
 		if (m->took_event) {
 			m->wrap_len = m->wrap_pieces = 0;
-		} else if (had_wrap && m->took_plain) {
+		} else if (had_wrap && m->took_plain && len > 0) {
 			/* a piece without a header: the rest of the pieces kept? */
 			struct line_meta jm;
 			if (take_wrapped(m, line, len, line_no, truncated, &jm))
