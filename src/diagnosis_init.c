@@ -200,6 +200,11 @@ static bool init_waited_on(struct diagnosis *d, int root, int64_t ev, bool store
 bool diag_init_failure(struct diagnosis *d)
 {
 	struct verdict *v = &d->v;
+	/* a transfer's completion (failed or not) is past the set-up */
+	if (q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind IN ('nccl_ib_completion_error', 'ibv_cqe_error'))")) {
+		v_decline(d, "a transfer's work completion was reported (an IB completion error): the communicators were up");
+		return false;
+	}
 	/* local init errors, or errors of a rank that never finished init */
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT rank, min(event_id), min(time_us) FROM events WHERE rank IS NOT NULL AND ("

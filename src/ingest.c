@@ -1131,6 +1131,7 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	}
 	if (lp.pid < 0 && lp.wrapper_pid >= 0)
 		lp.pid = lp.wrapper_pid;
+	line_parts_wrapper_time(&lp);
 	if (lp.family == FAM_NCCL) {
 		/* a host cut by another stream's line is the host of its pid:tid */
 		size_t hl = lp.host_len;

@@ -250,6 +250,61 @@ static bool is_host_char(char c)
 }
 
 /* host:pid:tid [dev] [src ]NCCL LEVEL msg at s. */
+/* "INFO" / "WARN" / ... at lv: its level letter and length, or 0. */
+static size_t nccl_level(const char *lv, const char *end, char *level)
+{
+	static const struct {
+		const char *word;
+		char level;
+	} levels[] = {{"INFO", 'I'}, {"WARN", 'W'}, {"TRACE", 'T'}, {"ERROR", 'E'}, {"ABORT", 'E'}};
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		size_t n = strlen(levels[i].word);
+		if ((size_t)(end - lv) >= n && memcmp(lv, levels[i].word, n) == 0) {
+			*level = levels[i].level;
+			return n;
+		}
+	}
+	return 0;
+}
+
+/* An NCCL line whose "host:pid:tid [dev] " a paste left out: "NCCL INFO
+ * ...", "file.cc:1302 NCCL WARN ...", "func:1411 NCCL WARN ...". No host,
+ * pid or device. */
+static bool parse_nccl_bare(const char *s, const char *end, struct line_parts *p)
+{
+	const char *q = s, *src = NULL, *src_end = NULL;
+	if (!((size_t)(end - q) >= 5 && memcmp(q, "NCCL ", 5) == 0)) {
+		/* one token "name:digits" first */
+		const char *t = q;
+		while (t < end && *t != ' ' && *t != ':')
+			t++;
+		if (t == q || t >= end || *t != ':')
+			return false;
+		long line;
+		int n = digits_upto(t + 1, end, 6, &line);
+		if (!n || t + 1 + n + 5 > end || memcmp(t + 1 + n, " NCCL ", 6) != 0)
+			return false;
+		src = q;
+		src_end = t + 1 + n;
+		q = src_end + 1;
+	}
+	char level;
+	size_t lvlen = nccl_level(q + 5, end, &level);
+	if (!lvlen)
+		return false;
+	p->family = FAM_NCCL;
+	p->level = level;
+	if (src) {
+		p->src = src;
+		p->src_len = (size_t)(src_end - src);
+	}
+	q += 5 + lvlen;
+	if (q < end && *q == ' ')
+		q++;
+	set_msg(p, q, end);
+	return true;
+}
+
 static bool parse_nccl(const char *s, const char *end, struct line_parts *p)
 {
 	const char *q = s;
@@ -557,9 +612,112 @@ static int wrapper(const char *s, const char *end, struct line_parts *p)
  * "stderr: " (accelerate's and other runners' copies of a subprocess's
  * streams), Ray's "(WorkerDict pid=231421) " and "(pid=4242, ip=10.0.0.3) "
  * (the worker's pid kept in p->wrapper_pid). Returns its length or 0. */
+/* "2019-06-02T16:13:44.884Z: " (Open MPI --timestamp-output) or
+ * "2024-01-01T10:00:00.123456789Z " (kubectl and docker logs --timestamps),
+ * an offset instead of Z; into p->wrap_time. Returns its length or 0. */
+static int iso_wrapper(const char *s, const char *end, struct line_parts *p)
+{
+	struct line_parts t;
+	memset(&t, 0, sizeof(t));
+	if (!ymd(s, end, &t) || end - s < 20 || s[10] != 'T' || !hms(s + 11, end, &t))
+		return 0;
+	const char *q = s + 19;
+	long usec = 0;
+	if (q < end && (*q == '.' || *q == ','))
+		q += 1 + fraction_us(q + 1, end, &usec);
+	int tz = 0;
+	if (q < end && *q == 'Z') {
+		q++;
+	} else if (end - q >= 6 && (*q == '+' || *q == '-') && is_digit(q[1]) && is_digit(q[2]) && q[3] == ':') {
+		int h = (q[1] - '0') * 10 + (q[2] - '0'), m = (q[4] - '0') * 10 + (q[5] - '0');
+		tz = (*q == '-' ? -1 : 1) * (h * 60 + m);
+		q += 6;
+	} else {
+		return 0;
+	}
+	bool colon = q < end && *q == ':';
+	if (colon)
+		q++;
+	if (q >= end || *q != ' ')
+		return 0;
+	q++;
+	if (!colon) {
+		/* "2026-11-29T23:50:12Z host prog[pid]: msg" is syslog's own header (parse_dated) */
+		const char *h = q;
+		while (h < end && *h != ' ')
+			h++;
+		const char *w = h + 1;
+		while (w < end && (is_alpha(*w) || is_digit(*w) || *w == '_' || *w == '-' || *w == '.' || *w == '/'))
+			w++;
+		if (w < end && *w == '[') {
+			while (w < end && *w != ']')
+				w++;
+			if (w < end)
+				w++;
+		}
+		if (h < end && w > h + 1 && w < end && *w == ':')
+			return 0;
+	}
+	p->wrap_time.set = true;
+	p->wrap_time.year = t.year;
+	p->wrap_time.mon = t.mon;
+	p->wrap_time.day = t.day;
+	p->wrap_time.hour = t.hour;
+	p->wrap_time.min = t.min;
+	p->wrap_time.sec = t.sec;
+	p->wrap_time.usec = usec;
+	p->wrap_time.tz_offset_min = tz;
+	return (int)(q - s);
+}
+
+/* Open MPI's --tag-output "[1,12]<stdout>:" (job, rank; stdout, stderr or
+ * stddiag): the rank. Returns its length or 0. */
+static int ompi_tag_wrapper(const char *s, const char *end, struct line_parts *p)
+{
+	if (s >= end || *s != '[')
+		return 0;
+	long job, rank;
+	const char *q = s + 1;
+	int n = digits_upto(q, end, 9, &job);
+	if (!n || q + n >= end || q[n] != ',')
+		return 0;
+	q += n + 1;
+	n = digits_upto(q, end, 9, &rank);
+	if (!n || q + n >= end || q[n] != ']')
+		return 0;
+	q += n + 1;
+	static const char *const streams[] = {"<stdout>:", "<stderr>:", "<stddiag>:"};
+	for (size_t i = 0; i < sizeof(streams) / sizeof(streams[0]); i++) {
+		size_t l = strlen(streams[i]);
+		if ((size_t)(end - q) >= l && memcmp(q, streams[i], l) == 0) {
+			p->rank = (int)rank;
+			return (int)(q + l - s);
+		}
+	}
+	return 0;
+}
+
+void line_parts_wrapper_time(struct line_parts *p)
+{
+	if (p->clock != CLOCK_NONE || !p->wrap_time.set)
+		return;
+	p->year = p->wrap_time.year;
+	p->mon = p->wrap_time.mon;
+	p->day = p->wrap_time.day;
+	p->hour = p->wrap_time.hour;
+	p->min = p->wrap_time.min;
+	p->sec = p->wrap_time.sec;
+	p->usec = p->wrap_time.usec;
+	p->tz_offset_min = p->wrap_time.tz_offset_min;
+	p->clock = CLOCK_FULL;
+}
+
 static int outer_wrapper(const char *s, const char *end, struct line_parts *p)
 {
 	size_t n = (size_t)(end - s);
+	int w;
+	if ((w = iso_wrapper(s, end, p)) > 0 || (w = ompi_tag_wrapper(s, end, p)) > 0)
+		return w;
 	if (n > 8 && (memcmp(s, "stdout: ", 8) == 0 || memcmp(s, "stderr: ", 8) == 0))
 		return 8;
 	if (n < 8 || *s != '(')
@@ -602,7 +760,7 @@ void line_parts_parse(const char *line, size_t len, bool allow_srun, struct line
 	p->dev = -1;
 	p->year = -1;
 	p->wrapper_pid = -1;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		int n = outer_wrapper(s, end, p);
 		if (!n)
 			break;
@@ -663,6 +821,8 @@ void line_parts_parse(const char *line, size_t len, bool allow_srun, struct line
 	p->body = s;
 	p->body_len = (size_t)(end - s);
 	if (parse_nccl(s, end, p))
+		return;
+	if (parse_nccl_bare(s, end, p))
 		return;
 	p->family = FAM_PLAIN;
 	p->level = 0;

@@ -36,6 +36,13 @@ struct line_parts {
 	int local_rank;     /* [default0]: (role + local rank) */
 	int srun_task;      /* "12: " with srun --label (only when allow_srun) */
 	long wrapper_pid;   /* Ray's "(Worker pid=N) ": the worker's pid; -1 */
+	/* a wrapper's time (Open MPI --timestamp-output, kubectl logs --timestamps),
+	 * the line's when its own header has none (line_parts_wrapper_time) */
+	struct {
+		bool set;
+		int year, mon, day, hour, min, sec, tz_offset_min;
+		long usec;
+	} wrap_time;
 
 	enum line_family family;
 	char level;         /* I W E F for glog/c10, I W E for NCCL INFO/WARN/ERROR; T trace; 0 */
@@ -62,6 +69,8 @@ struct line_parts {
 /* Splits line (len bytes, no newline) into parts. Never fails: a line with no
  * known header is FAM_PLAIN. allow_srun enables the srun "N: " label. */
 void line_parts_parse(const char *line, size_t len, bool allow_srun, struct line_parts *p);
+/* The wrapper's time as the line's, where the line has none of its own. */
+void line_parts_wrapper_time(struct line_parts *p);
 
 /* True if the line starts with an srun --label ("  3: "). */
 bool line_has_srun_label(const char *line, size_t len);
