@@ -1166,6 +1166,28 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	 * where no console copied them (replay_rank_nccl) */
 	if (!joined)
 		matched = !(lp.family == FAM_NCCL && m->mc.kind == SK_RANK_LOG) && match_line(m, &lp, line_no, &gm);
+	if (!matched && lp.family == FAM_PLAIN && lp.msg_len > 1 && (lp.msg[0] == ' ' || lp.msg[0] == '\t')) {
+		/* a paste's indentation ("  RuntimeError: NCCL error in: ..."), kept
+		 * for the rules that read it (a traceback's frames): without it */
+		size_t k = 0;
+		while (k < lp.msg_len && (lp.msg[k] == ' ' || lp.msg[k] == '\t'))
+			k++;
+		struct line_parts in;
+		line_parts_parse(lp.msg + k, lp.msg_len - k, false, &in);
+		if (!(in.family == FAM_NCCL && m->mc.kind == SK_RANK_LOG) && k < lp.msg_len && match_line(m, &in, line_no, &gm)) {
+			if (in.rank < 0)
+				in.rank = lp.rank;
+			if (in.local_rank < 0)
+				in.local_rank = lp.local_rank;
+			in.srun_task = lp.srun_task;
+			if (in.pid < 0)
+				in.pid = lp.pid;
+			in.wrap_time = lp.wrap_time;
+			line_parts_wrapper_time(&in);
+			lp = in;
+			matched = true;
+		}
+	}
 	if (matched)
 		learn_boot_time(m, &lp, &gm);
 	if (truncated && !m->first_truncated)

@@ -273,6 +273,13 @@ static size_t nccl_level(const char *lv, const char *end, char *level)
 static bool parse_nccl_bare(const char *s, const char *end, struct line_parts *p)
 {
 	const char *q = s, *src = NULL, *src_end = NULL;
+	long dev = -1;
+	if (q < end && *q == '[') { /* "[0] misc/socket.cc:71 NCCL WARN ...": the device kept */
+		int n = digits_upto(q + 1, end, 4, &dev);
+		if (!n || q + 1 + n + 1 >= end || q[1 + n] != ']' || q[2 + n] != ' ')
+			return false;
+		q += n + 3;
+	}
 	if (!((size_t)(end - q) >= 5 && memcmp(q, "NCCL ", 5) == 0)) {
 		/* one token "name:digits" first */
 		const char *t = q;
@@ -294,6 +301,7 @@ static bool parse_nccl_bare(const char *s, const char *end, struct line_parts *p
 		return false;
 	p->family = FAM_NCCL;
 	p->level = level;
+	p->dev = (int)dev;
 	if (src) {
 		p->src = src;
 		p->src_len = (size_t)(src_end - src);
@@ -712,11 +720,51 @@ void line_parts_wrapper_time(struct line_parts *p)
 	p->clock = CLOCK_FULL;
 }
 
+/* A collector's stamp to the minute before another header: " 2025-02-18
+ * 12:54 [rank13]:[E218 ..." (no seconds: Python logging's own header has
+ * them). Returns its length or 0. */
+static int minute_wrapper(const char *s, const char *end)
+{
+	const char *q = s;
+	while (q < end && *q == ' ')
+		q++;
+	struct line_parts t;
+	memset(&t, 0, sizeof(t));
+	if (!ymd(q, end, &t) || end - q < 17 || q[10] != ' ' || digits_n(q + 11, end, 2) < 0 || q[13] != ':' ||
+	    digits_n(q + 14, end, 2) < 0 || q[16] != ' ')
+		return 0;
+	if (q + 17 < end && q[17] != '[' && !is_alpha(q[17]))
+		return 0;
+	return (int)(q + 17 - s);
+}
+
+/* vLLM's logging header: "ERROR 04-07 00:57:46 ray_utils.py:45] ". Returns its length or 0. */
+static int vllm_header(const char *s, const char *end)
+{
+	static const char *const levels[] = {"DEBUG ", "INFO ", "WARNING ", "ERROR ", "CRITICAL "};
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
+		size_t l = strlen(levels[i]);
+		if ((size_t)(end - s) < l + 16 || memcmp(s, levels[i], l) != 0)
+			continue;
+		const char *q = s + l;
+		if (digits_n(q, end, 2) < 0 || q[2] != '-' || digits_n(q + 3, end, 2) < 0 || q[5] != ' ' ||
+		    digits_n(q + 6, end, 2) < 0 || q[8] != ':' || q[14] != ' ')
+			return 0;
+		q += 15;
+		const char *rb = memchr(q, ']', (size_t)(end - q) < 80 ? (size_t)(end - q) : 80);
+		if (!rb || rb + 1 >= end || rb[1] != ' ' || !memchr(q, ':', (size_t)(rb - q)))
+			return 0;
+		return (int)(rb + 2 - s);
+	}
+	return 0;
+}
+
 static int outer_wrapper(const char *s, const char *end, struct line_parts *p)
 {
 	size_t n = (size_t)(end - s);
 	int w;
-	if ((w = iso_wrapper(s, end, p)) > 0 || (w = ompi_tag_wrapper(s, end, p)) > 0)
+	if ((w = iso_wrapper(s, end, p)) > 0 || (w = ompi_tag_wrapper(s, end, p)) > 0 || (w = minute_wrapper(s, end)) > 0 ||
+	    (w = vllm_header(s, end)) > 0)
 		return w;
 	if (n > 8 && (memcmp(s, "stdout: ", 8) == 0 || memcmp(s, "stderr: ", 8) == 0))
 		return 8;
@@ -760,7 +808,7 @@ void line_parts_parse(const char *line, size_t len, bool allow_srun, struct line
 	p->dev = -1;
 	p->year = -1;
 	p->wrapper_pid = -1;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		int n = outer_wrapper(s, end, p);
 		if (!n)
 			break;
