@@ -35,7 +35,9 @@
 	"  WHEN 'nccl_error_code' THEN 4 ELSE 3 END AS prio"                                                  \
 	" FROM events WHERE (kind IN ('nccl_no_socket_if', 'nccl_net_no_interface', 'nccl_warn', 'nccl_cuda_failure',"  \
 	"   'nccl_error_exception', 'nccl_error_in', 'nccl_error_code')"                                        \
+	"  OR kind = 'nccl_tests_failure'"                                                                    \
 	"  OR (kind IN ('py_exception', 'c10_what') AND (field(fields, 'msg') LIKE '%NCCL%'"                  \
+	"   OR field(fields, 'msg') LIKE 'Operation timed out%' OR field(fields, 'msg') LIKE '%socket has timed out%'"                  \
 	"   OR field(fields, 'msg') LIKE '%ncclUniqueId%' OR field(fields, 'msg') LIKE '%Duplicate GPU%'"     \
 	"   OR field(fields, 'msg') LIKE '%already checked in%' OR field(fields, 'type') LIKE '%Rendezvous%'" \
 	"   OR field(fields, 'msg') LIKE '%rendezvous%' OR field(fields, 'msg') LIKE '%TCPStore%')))"          \
@@ -76,6 +78,15 @@ bool diag_init_error_text(struct diagnosis *d)
 			     " or a benchmark row was logged): not the set-up");
 		return false;
 	}
+	/* NCCL's trace from its data path (the proxy thread, a transport's
+	 * progress, an enqueue): a collective was running */
+	if (q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind = 'nccl_error_return' AND"
+			    " (field(fields, 'file') LIKE 'proxy%%' OR field(fields, 'file') LIKE 'transport/net%%'"
+			    " OR field(fields, 'file') LIKE 'enqueue%%' OR field(fields, 'file') LIKE 'include/net.h'"
+			    " OR coalesce(field(fields, 'thread'), '') LIKE '%%Progress%%' OR coalesce(field(fields, 'thread'), '') LIKE '%%Proxy%%'))")) {
+		v_decline(d, "NCCL's trace comes from its data path (the proxy, a transport's progress): a collective was running");
+		return false;
+	}
 	if (q_int(d->db, 0, "%s", "SELECT EXISTS (SELECT 1 FROM events WHERE " DIAG_CUDA_STICKY ")")) {
 		v_decline(d, "a sticky CUDA error of the process's own work: the application's, not the set-up's");
 		return false;
@@ -99,6 +110,20 @@ bool diag_init_error_text(struct diagnosis *d)
 		snprintf(what, sizeof(what), "%s", sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
 	}
 	sqlite3_finalize(st);
+	/* two processes that took one rank (Lightning's "GLOBAL_RANK: r" twice) */
+	if (!ev) {
+		int64_t dup = q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'lightning_dist_init'"
+					       " AND field(fields, 'rank') IN (SELECT field(fields, 'rank') FROM events"
+					       "   WHERE kind = 'lightning_dist_init' GROUP BY 1 HAVING count(*) > 1)");
+		if (dup) {
+			ev = dup;
+			q_text(d->db, what, sizeof(what),
+			       "SELECT 'GLOBAL_RANK ' || field(fields, 'rank') || ' of ' || field(fields, 'world')"
+			       " || ' was taken by two processes (each rank of the world must be one process: the launcher"
+			       " and the scheduler both started the workers, or the task count is wrong)' FROM events WHERE"
+			       " event_id = %lld", (long long)dup);
+		}
+	}
 	char where[128] = "", name[48] = "", meaning[160] = "";
 	int code = first_trace(d, where, sizeof(where), name, sizeof(name), meaning, sizeof(meaning));
 	if (!ev && !code) {

@@ -58,6 +58,8 @@ enum diag_family {
 	     "a rank died with no launcher to say so: its peers' connections closed")                           \
 	RULE(network_error, DIAG_CRASH, diag_network_error, "events rank_status",                               \
 	     "NCCL's own InfiniBand/RoCE error on a rank, with no death to explain it and no timeout")          \
+	RULE(launcher_teardown, DIAG_CRASH, diag_launcher_teardown, "events",                                  \
+	     "a launcher took its workers down after one failed; the lines name no rank for it")               \
 	RULE(mismatch, DIAG_HANG, diag_mismatch, "collectives events",                                           \
 	     "the ranks called different collectives at one sequence number of a group")                         \
 	RULE(p2p, DIAG_HANG, diag_p2p, "fr_entries collectives events",                                          \
