@@ -571,10 +571,11 @@ static void load_job(struct loader *L)
 	st = prep(L, "SELECT DISTINCT v FROM (SELECT field(fields, 'version') v FROM events WHERE kind IN"
 		     " ('nccl_version', 'nccl_tests_nccl_version')"
 		     /* a flight-recorder dump's library version; nccl-tests' header's NCCL_VERSION_CODE (22902: 2.29.2) */
-		     " UNION ALL SELECT field(fields, 'comm_lib_version') FROM events WHERE kind = 'fr_dump'"
+		     " UNION ALL SELECT * FROM (SELECT field(fields, 'comm_lib_version') FROM events WHERE kind = 'fr_dump'"
 		     " UNION ALL SELECT (n / 10000) || '.' || (n % 10000 / 100) || '.' || (n % 100) FROM (SELECT"
 		     "  CAST(field(fields, 'nccl_library') AS INTEGER) n FROM events WHERE kind = 'nccl_tests_version')"
-		     "  WHERE n >= 20000)"
+		     "  WHERE n >= 20000) WHERE NOT EXISTS (SELECT 1 FROM events WHERE kind IN ('nccl_version',"
+		     "  'nccl_tests_nccl_version')))"
 		     " WHERE v IS NOT NULL ORDER BY v");
 	while (step_row(st))
 		strs_push(&m->nccl_versions, (char *)col_str(L, st, 0));
