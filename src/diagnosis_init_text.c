@@ -29,13 +29,15 @@
 	"  WHEN 'nccl_error_in' THEN 'NCCL error: ' || field(fields, 'what')"                                \
 	"  WHEN 'nccl_error_code' THEN field(fields, 'code') || ': ' || field(fields, 'msg')"                 \
 	"  WHEN 'py_exception' THEN field(fields, 'type') || ': ' || coalesce(field(fields, 'msg'), '')"      \
+	"  WHEN 'c10d_connect_timeout' THEN 'the store at ' || field(fields, 'host') || ':' || field(fields, 'port')"  \
+	"    || ' could not be reached in ' || field(fields, 'timeout_s') || ' s'"                            \
 	"  ELSE coalesce(field(fields, 'msg'), kind) END,"                                                    \
 	" CASE kind WHEN 'nccl_no_socket_if' THEN 0 WHEN 'nccl_net_no_interface' THEN 0 WHEN 'nccl_warn' THEN 1"  \
 	"  WHEN 'nccl_cuda_failure' THEN 1 WHEN 'nccl_error_exception' THEN 2 WHEN 'nccl_error_in' THEN 2"         \
 	"  WHEN 'nccl_error_code' THEN 4 ELSE 3 END AS prio"                                                  \
 	" FROM events WHERE (kind IN ('nccl_no_socket_if', 'nccl_net_no_interface', 'nccl_warn', 'nccl_cuda_failure',"  \
 	"   'nccl_error_exception', 'nccl_error_in', 'nccl_error_code')"                                        \
-	"  OR kind = 'nccl_tests_failure'"                                                                    \
+	"  OR kind IN ('nccl_tests_failure', 'c10d_connect_timeout')"                                         \
 	"  OR (kind IN ('py_exception', 'c10_what') AND (field(fields, 'msg') LIKE '%NCCL%'"                  \
 	"   OR field(fields, 'msg') LIKE 'Operation timed out%' OR field(fields, 'msg') LIKE '%socket has timed out%'"                  \
 	"   OR field(fields, 'msg') LIKE '%ncclUniqueId%' OR field(fields, 'msg') LIKE '%Duplicate GPU%'"     \
@@ -144,6 +146,18 @@ bool diag_init_error_text(struct diagnosis *d)
 	if (code && meaning[0])
 		buf_putc(&v->summary, ')');
 	buf_puts(&v->summary, ". The lines name no rank, so none is singled out.");
+	/* the collective the set-up ran in, by the traceback's torch.distributed frame */
+	char op[32] = "";
+	q_text(d->db, op, sizeof(op),
+	       "SELECT upper(replace(field(fields, 'func'), '_', '')) FROM events WHERE kind = 'py_frame'"
+	       " AND field(fields, 'file') LIKE '%%distributed_c10d.py' AND field(fields, 'func') IN ('all_reduce',"
+	       " 'broadcast', 'barrier', 'all_gather', 'all_gather_into_tensor', 'reduce_scatter', 'reduce_scatter_tensor',"
+	       " 'all_to_all', 'all_to_all_single', 'reduce', 'gather', 'scatter', 'send', 'recv')"
+	       " ORDER BY source_id, line_no DESC LIMIT 1");
+	if (op[0]) {
+		snprintf(v->op, sizeof(v->op), "%s", op);
+		buf_printf(&v->summary, " It failed in the job's first %s (the traceback's call).", op);
+	}
 	if (ev)
 		v_cite_event(v, ev, "the set-up's error");
 	if (code)

@@ -273,9 +273,11 @@ bool diag_stalled_text(struct diagnosis *d)
 		if (strcmp(diag_rank(d, v->culprits[i])->host, host0) != 0)
 			v->confidence = CONFIDENCE(low);
 	/* half the job or more without a line (an excerpt, one host's files):
-	 * the few that timed out say little of what the others did */
-	if (d->world > 0 && 2 * diag_ranks_absent(d) >= (size_t)d->world)
-		v->confidence = CONFIDENCE(low);
+	 * the few that timed out say nothing of what the others did */
+	if (d->world > 0 && 2 * diag_ranks_absent(d) >= (size_t)d->world) {
+		v_decline(d, "half the job's ranks or more have no line: the few that timed out say nothing of the others");
+		return (v->nculprits = 0, false);
+	}
 	int64_t wev = diag_wait_into_verdict(d);
 	struct buf l = {0}, who = {0};
 	fmt_rank_list(v->culprits, v->nculprits, &l);
