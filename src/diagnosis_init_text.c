@@ -150,7 +150,8 @@ bool diag_init_error_text(struct diagnosis *d)
 	char op[32] = "";
 	q_text(d->db, op, sizeof(op),
 	       "SELECT upper(replace(field(fields, 'func'), '_', '')) FROM events WHERE kind = 'py_frame'"
-	       " AND field(fields, 'file') LIKE '%%distributed_c10d.py' AND field(fields, 'func') IN ('all_reduce',"
+	       " AND (field(fields, 'file') LIKE '%%distributed_c10d.py' OR field(fields, 'file') LIKE '%%torch/distributed/__init__.py')"
+	       " AND field(fields, 'func') IN ('all_reduce',"
 	       " 'broadcast', 'barrier', 'all_gather', 'all_gather_into_tensor', 'reduce_scatter', 'reduce_scatter_tensor',"
 	       " 'all_to_all', 'all_to_all_single', 'reduce', 'gather', 'scatter', 'send', 'recv')"
 	       " ORDER BY source_id, line_no DESC LIMIT 1");

@@ -36,7 +36,7 @@ bool diag_launcher_teardown(struct diagnosis *d)
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT event_id, kind, coalesce(field(fields, 'exitcode'), ''), coalesce(field(fields, 'local_rank'), ''),"
 		" coalesce(field(fields, 'pid'), '') FROM events WHERE (kind = 'torchrun_worker_failed'"
-		"   AND CAST(field(fields, 'exitcode') AS INTEGER) <> 0) OR kind = 'launcher_worker_failed'"
+		"   AND CAST(field(fields, 'exitcode') AS INTEGER) <> 0) OR kind IN ('launcher_worker_failed', 'nccl_tests_failure')"
 		" ORDER BY source_id, line_no LIMIT 1");
 	int64_t ev = 0;
 	char kind[48] = "", code[16] = "", local[16] = "", pid[24] = "";
@@ -70,6 +70,18 @@ bool diag_launcher_teardown(struct diagnosis *d)
 		if (sigterms)
 			buf_printf(&v->summary, ", and sent the other %ld worker%s SIGTERM", sigterms, sigterms == 1 ? "" : "s");
 		buf_puts(&v->summary, ".");
+	} else if (ev && strcmp(kind, "nccl_tests_failure") == 0) {
+		char msg[200] = "", host[128] = "";
+		q_text(d->db, msg, sizeof(msg), "SELECT field(fields, 'msg') FROM events WHERE event_id = %lld", (long long)ev);
+		q_text(d->db, host, sizeof(host), "SELECT field(fields, 'host') FROM events WHERE event_id = %lld", (long long)ev);
+		buf_printf(&v->summary, "The nccl-tests run failed on %s after it began its transfers: \"%s\"", host, msg);
+		char cuda[200] = "";
+		q_text(d->db, cuda, sizeof(cuda), "SELECT field(fields, 'msg') FROM events WHERE kind = 'nccl_cuda_failure'"
+						 " ORDER BY source_id, line_no LIMIT 1");
+		if (cuda[0])
+			buf_printf(&v->summary, ", after NCCL's \"Cuda failure '%s'\"", cuda);
+		buf_puts(&v->summary, ".");
+		v->cause = CAUSE(unknown);
 	} else if (ev) {
 		buf_printf(&v->summary, "A worker's process failed: its launcher saw it exit with return code %s", code);
 		if (kills)

@@ -342,12 +342,28 @@ static bool parse_nccl(const char *s, const char *end, struct line_parts *p)
 	const char *nccl = NULL;
 	size_t window = (size_t)(end - q) < 96 ? (size_t)(end - q) : 96;
 	nccl = window >= 5 && memcmp(q, "NCCL ", 5) == 0 ? q : memmem(q, window, "NCCL ", 5);
-	if (!nccl)
-		return false;
+	const char *lv;
+	if (nccl) {
+		lv = nccl + 5;
+	} else {
+		/* NCCL 2.3 and before: no "NCCL " ("host:pid:tid [0] init.cu:218 WARN Cuda failure ...") */
+		const char *t = q;
+		char lvc;
+		if (!nccl_level(t, end, &lvc)) {
+			while (t < end && *t != ' ')
+				t++;
+			if (t >= end || t == q || !memchr(q, ':', (size_t)(t - q)))
+				return false;
+			t++;
+		}
+		if (!nccl_level(t, end, &lvc))
+			return false;
+		nccl = t; /* where the level begins: the source ends before it */
+		lv = t;
+	}
 	const char *src = q, *src_end = nccl;
 	while (src_end > src && src_end[-1] == ' ')
 		src_end--;
-	const char *lv = nccl + 5;
 	char level;
 	size_t lvlen;
 	if (end - lv >= 4 && memcmp(lv, "INFO", 4) == 0) {
