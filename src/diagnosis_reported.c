@@ -213,7 +213,11 @@ bool diag_untimed_timeouts(struct diagnosis *d)
 	} else {
 		v->cause = CAUSE(unknown);
 		v->confidence = CONFIDENCE(low);
-		bool every = d->world > 0 && (int)nat >= d->world;
+		/* every rank of a world the logs state (not only the ranks seen) */
+		bool stated = q_int(d->db, 0, "SELECT EXISTS (SELECT 1 FROM events WHERE kind IN ('nccl_comm_init',"
+					      " 'app_rank_identity', 'lightning_dist_init', 'launcher_world_info'))"
+					      " OR EXISTS (SELECT 1 FROM process_groups WHERE size > 1)") != 0;
+		bool every = stated && nat >= 2 && d->world > 0 && (int)nat >= d->world;
 		buf_printf(&v->summary, "The job hung in %s call %ld of %s: %s%s%s timed out in it after %ld s",
 			   major->op, site->seq, grp, every ? "every rank (" : nat == 1 ? "rank " : "ranks ", list.data,
 			   every ? ")" : "", major->timeout_ms / 1000);
@@ -228,6 +232,9 @@ bool diag_untimed_timeouts(struct diagnosis *d)
 		} else {
 			buf_puts(&v->summary, ".");
 		}
+		if (!stated)
+			buf_puts(&v->summary, " The logs do not say how many ranks the job had: whether the others entered"
+					      " the call they cannot tell.");
 		if (ncalm)
 			buf_printf(&v->summary, " Rank%s %s logged but did not time out: %s may not have entered it.",
 				   ncalm == 1 ? "" : "s", quiet.data, ncalm == 1 ? "it" : "they");
