@@ -339,9 +339,11 @@ static const char message_rank_sql[] =
 	"UPDATE events SET rank = CAST(field(fields, 'pg_rank') AS INTEGER)\n"
 	"  WHERE rank IS NULL AND kind BETWEEN 'pg_' AND 'pg_~' AND field(fields, 'pg_rank') IS NOT NULL\n"
 	"    AND coalesce(field(fields, 'pg_id'), 0) = 0 AND coalesce(field(fields, 'pg_desc'), 'default_pg') = 'default_pg';\n"
+	"UPDATE events SET rank = CAST(field(fields, 'rank') AS INTEGER)\n"
+	"  WHERE rank IS NULL AND kind = 'app_rank_done' AND field(fields, 'rank') IS NOT NULL;\n"
 	"INSERT OR IGNORE INTO ranks(rank, evidence)\n"
 	"  SELECT DISTINCT rank, 'rank named in the message' FROM events\n"
-	"  WHERE kind BETWEEN 'pg_' AND 'pg_~' AND rank IS NOT NULL ORDER BY rank;\n";
+	"  WHERE (kind BETWEEN 'pg_' AND 'pg_~' OR kind = 'app_rank_done') AND rank IS NOT NULL ORDER BY rank;\n";
 
 void attribution_run(sqlite3 *db)
 {

@@ -210,6 +210,23 @@ bool diag_untimed_timeouts(struct diagnosis *d)
 		buf_puts(&v->summary, few ? "The fewer are named: they deviated." :
 					    "Neither side is few enough to say which deviated.");
 		v_cite_event(v, major->event, "a watchdog's timeout");
+	} else if (nat == 1 && q_int(d->db, 0, "SELECT count(DISTINCT rank) FROM events WHERE kind = 'app_rank_done'"
+					    " AND rank <> %d", at[0]) >= 2) {
+		/* one rank waited while the others said they reached their end:
+		 * they had left the call it waited in, matched by NCCL with another */
+		long done = (long)q_int(d->db, 0, "SELECT count(DISTINCT rank) FROM events WHERE kind = 'app_rank_done'"
+						  " AND rank <> %d", at[0]);
+		v->cause = CAUSE(collective_mismatch);
+		v->confidence = CONFIDENCE(medium);
+		v_culprit(v, at[0]);
+		buf_printf(&v->summary,
+			   "Rank %d alone timed out, in %s call %ld of %s, while %ld other ranks said they had finished: they"
+			   " had gone past the call it waited in, so it called something they did not (another collective,"
+			   " or one of other sizes that NCCL matched with theirs).",
+			   at[0], major->op, site->seq, grp, done);
+		v_cite_event(v, major->event, "its watchdog's timeout");
+		v_cite_event(v, q_int(d->db, 0, "SELECT min(event_id) FROM events WHERE kind = 'app_rank_done'"),
+			     "a peer's end");
 	} else {
 		v->cause = CAUSE(unknown);
 		v->confidence = CONFIDENCE(low);
