@@ -41,46 +41,40 @@ static const char *basename_of(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* "dump_<N>" ending a name (a flight-recorder dump written as
- * <prefix>_dump_<N>, the rank its N): N, or -1. */
-static int rank_from_dump_name(const char *base)
+/* Past the last "word" in name (any case) and one separator of seps after
+ * it; NULL when the word is not in the name. */
+static const char *after_last(const char *name, const char *word, const char *seps)
 {
-	const char *p = base, *hit = NULL;
-	while ((p = strcasestr(p, "dump"))) {
+	const char *p = name, *hit = NULL;
+	size_t n = strlen(word);
+	while ((p = strcasestr(p, word))) {
 		hit = p;
-		p += 4;
+		p += n;
 	}
 	if (!hit)
+		return NULL;
+	p = hit + n;
+	return *p && strchr(seps, *p) ? p + 1 : p;
+}
+
+/* Trailing number of "...rank<N>" / "...rank_<N>" / "...rank-<N>" in a name,
+ * else the N ending "...dump_<N>" (a flight-recorder dump written as
+ * <prefix>_dump_<N>, the rank its N). */
+static int rank_from_name(const char *base)
+{
+	const char *p = after_last(base, "rank", "_-.");
+	if (p) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		long v = strtol(p, NULL, 10);
+		return v >= 0 && v < 10000000 ? (int)v : -1;
+	}
+	if (!(p = after_last(base, "dump", "_-")))
 		return -1;
-	p = hit + 4;
-	if (*p == '_' || *p == '-')
-		p++;
 	const char *q = p;
 	while (isdigit((unsigned char)*q))
 		q++;
-	if (q == p || *q || q - p > 6)
-		return -1;
-	return (int)strtol(p, NULL, 10);
-}
-
-/* Trailing number of "...rank<N>" / "...rank_<N>" / "...rank-<N>" in a name
- * (else of "...dump_<N>"). */
-static int rank_from_name(const char *base)
-{
-	const char *p = base, *hit = NULL;
-	while ((p = strcasestr(p, "rank"))) {
-		hit = p;
-		p += 4;
-	}
-	if (!hit)
-		return rank_from_dump_name(base);
-	p = hit + 4;
-	if (*p == '_' || *p == '-' || *p == '.')
-		p++;
-	if (!isdigit((unsigned char)*p))
-		return -1;
-	long v = strtol(p, NULL, 10);
-	return v >= 0 && v < 10000000 ? (int)v : -1;
+	return q == p || *q || q - p > 6 ? -1 : (int)strtol(p, NULL, 10);
 }
 
 /* .../attempt_<n>/<local_rank>/{stdout,stderr}.log (torchrun log_dir layout). */
