@@ -482,35 +482,50 @@ static long group_ranks(const struct pk_value *v, int64_t *out, size_t cap)
 
 /* The dump's rank from its groups: a process has the configs of the groups
  * it is a member of, so the one rank every group lists is its own (-1 when
- * they leave more than one, or none). */
+ * they leave more than one, or none). Counted per rank: linear in the
+ * groups' sizes. */
 static int rank_from_groups(const struct pk_value *cfg)
 {
 	enum { CAP = 65536 };
-	int64_t *cand = NULL, *cur = xmalloc(CAP * sizeof(*cur));
-	long ncand = -1;
+	int64_t *cur = xmalloc(CAP * sizeof(*cur));
+	uint16_t *seen = NULL;  /* in how many groups each rank is listed */
+	int32_t *last = NULL;   /* the last group that counted it (a rank listed twice in one) */
+	long groups = 0;
+	/* the largest rank listed: the counters' size */
+	int64_t top = -1;
 	for (size_t i = 0; i < pk_len(cfg); i++) {
+		long n = group_ranks(pk_get(pk_item(cfg, i), "ranks"), cur, CAP);
+		for (long k = 0; k < n; k++)
+			if (cur[k] > top && cur[k] < CAP)
+				top = cur[k];
+	}
+	size_t size = (size_t)(top + 1);
+	for (size_t i = 0; top >= 0 && i < pk_len(cfg) && groups < UINT16_MAX; i++) {
 		long n = group_ranks(pk_get(pk_item(cfg, i), "ranks"), cur, CAP);
 		if (n <= 0)
 			continue; /* unreadable, or "all ranks" left out */
-		if (ncand < 0) {
-			cand = xmalloc((size_t)n * sizeof(*cand));
-			memcpy(cand, cur, (size_t)n * sizeof(*cand));
-			ncand = n;
-			continue;
+		if (!seen) {
+			seen = xcalloc(size, sizeof(*seen));
+			last = xmalloc(size * sizeof(*last));
+			memset(last, 0xff, size * sizeof(*last));
 		}
-		long k = 0;
-		for (long a = 0; a < ncand; a++)
-			for (long b = 0; b < n; b++)
-				if (cand[a] == cur[b]) {
-					cand[k++] = cand[a];
-					break;
-				}
-		ncand = k;
+		groups++;
+		for (long k = 0; k < n; k++)
+			if (cur[k] >= 0 && cur[k] <= top && last[cur[k]] != (int32_t)groups) {
+				last[cur[k]] = (int32_t)groups;
+				seen[cur[k]]++;
+			}
 	}
-	int rank = ncand == 1 && cand[0] <= INT32_MAX ? (int)cand[0] : -1;
-	free(cand);
+	int rank = -1, count = 0;
+	for (long r = 0; seen && r <= top; r++)
+		if (seen[r] == groups) {
+			rank = (int)r;
+			count++;
+		}
+	free(seen);
+	free(last);
 	free(cur);
-	return rank;
+	return count == 1 ? rank : -1;
 }
 
 /* Without an entry of a group, its local id (pg_status's key) has no name.
@@ -565,16 +580,25 @@ static bool pair_groups(const struct pk_value *cfg, const struct pk_value *statu
 		qsort(names, n, sizeof(*names), cmp_i64_pair);
 		for (size_t i = 0; i < n; i++)
 			cfg_of[ids[i][1]] = (long)names[i][1];
-		/* the entries' own pairs must agree */
-		for (size_t k = 0; k < pk_len(entries) && ok; k++) {
+		/* the entries' own pairs must agree: each id checked once */
+		bool *checked = xcalloc(n, sizeof(*checked));
+		size_t left = n;
+		for (size_t k = 0; k < pk_len(entries) && ok && left; k++) {
 			const struct pk_value *e = pk_item(entries, k);
-			int64_t pid, name = key_num(pk_item(pk_get(e, "process_group"), 0));
-			if (!pk_int(pk_get(e, "pg_id"), &pid) || name < 0)
+			int64_t pid;
+			if (!pk_int(pk_get(e, "pg_id"), &pid))
 				continue;
 			for (size_t i = 0; i < n; i++)
-				if (ids[i][0] == pid)
-					ok = names[i][0] == name;
+				if (ids[i][0] == pid && !checked[i]) {
+					int64_t name = key_num(pk_item(pk_get(e, "process_group"), 0));
+					if (name >= 0) {
+						ok = names[i][0] == name;
+						checked[i] = true;
+						left--;
+					}
+				}
 		}
+		free(checked);
 	}
 	if (!ok)
 		for (size_t i = 0; i < n; i++)
@@ -650,8 +674,7 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	}
 	/* local PG id -> (name, desc), from the entries */
 	const struct pk_value *status = pk_get(root, "pg_status");
-	long *cfg_of = xcalloc(pk_len(status) + 1, sizeof(long));
-	pair_groups(cfg, status, entries, cfg_of);
+	long *cfg_of = NULL; /* pair_groups, the first time an id has no entry to name it */
 	for (size_t i = 0; i < pk_len(status); i++) {
 		const struct pk_value *v = pk_item(status, i);
 		size_t n;
@@ -678,6 +701,10 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 				named = true;
 				break;
 			}
+		}
+		if (!named && !cfg_of) {
+			cfg_of = xcalloc(pk_len(status) + 1, sizeof(long));
+			pair_groups(cfg, status, entries, cfg_of);
 		}
 		if (!named && cfg_of[i] >= 0) {
 			size_t m;

@@ -23,8 +23,14 @@
  * grammar_load.c): a small table keyed by the grammar, rebuilt by
  * grammar_finish(), which every grammar goes through before matching. */
 
-#define PF_MAX 64
+#define PF_WORDS 2
+#define PF_MAX (64 * PF_WORDS)
 #define PF_SLOTS 8
+
+/* a set of literals, a bit each */
+struct pf_set {
+	uint64_t w[PF_WORDS];
+};
 
 struct pf_family {
 	int n;
@@ -32,7 +38,7 @@ struct pf_family {
 	uint32_t len[PF_MAX];
 	uint32_t off[PF_MAX];         /* where the anchor pair sits in the literal */
 	unsigned char second[PF_MAX]; /* the anchor's second byte */
-	uint64_t by_first[256];       /* literals whose anchor starts with this byte */
+	struct pf_set by_first[256];  /* literals whose anchor starts with this byte */
 	uint64_t pairs[65536 / 64];   /* anchor pairs */
 };
 
@@ -82,7 +88,7 @@ static int pf_literal(struct pf_family *f, const char *lit, size_t len)
 	f->len[k] = (uint32_t)len;
 	f->off[k] = (uint32_t)best;
 	f->second[k] = (unsigned char)b;
-	f->by_first[a] |= 1ull << k;
+	f->by_first[a].w[k / 64] |= 1ull << (k % 64);
 	unsigned pair = a << 8 | b;
 	f->pairs[pair >> 6] |= 1ull << (pair & 63);
 	return k;
@@ -148,9 +154,9 @@ static void pf_build(const struct grammar *g)
 }
 
 /* Which literals of the family occur in msg: bit k for literal k. */
-static uint64_t pf_scan(const struct pf_family *f, const char *msg, size_t n)
+static struct pf_set pf_scan(const struct pf_family *f, const char *msg, size_t n)
 {
-	uint64_t found = 0;
+	struct pf_set found = {{0}};
 	const unsigned char *s = (const unsigned char *)msg;
 #define PF_HIT(j) ((f->pairs[((unsigned)s[j] << 8 | s[(j) + 1]) >> 6] >> (s[(j) + 1] & 63)) & 1)
 	for (size_t i = 0; i + 1 < n; i++) {
@@ -161,14 +167,15 @@ static uint64_t pf_scan(const struct pf_family *f, const char *msg, size_t n)
 			break;
 		if (!PF_HIT(i))
 			continue;
-		for (uint64_t m = f->by_first[s[i]] & ~found; m; m &= m - 1) {
-			int k = __builtin_ctzll(m);
-			if (f->second[k] != s[i + 1] || i < f->off[k])
-				continue;
-			size_t at = i - f->off[k];
-			if (f->len[k] <= n - at && memcmp(s + at, f->lit[k], f->len[k]) == 0)
-				found |= 1ull << k;
-		}
+		for (int w = 0; w < PF_WORDS; w++)
+			for (uint64_t m = f->by_first[s[i]].w[w] & ~found.w[w]; m; m &= m - 1) {
+				int k = w * 64 + __builtin_ctzll(m);
+				if (f->second[k] != s[i + 1] || i < f->off[k])
+					continue;
+				size_t at = i - f->off[k];
+				if (f->len[k] <= n - at && memcmp(s + at, f->lit[k], f->len[k]) == 0)
+					found.w[w] |= 1ull << (k % 64);
+			}
 	}
 	return found;
 #undef PF_HIT
@@ -177,7 +184,7 @@ static uint64_t pf_scan(const struct pf_family *f, const char *msg, size_t n)
 /* Does the message contain the rule's literal (number k in the family's
  * scan, -1: not in it)? Same answer as memmem(). */
 static bool pf_contains(const struct pf_family *f, int k, const struct rule *r, const char *msg, size_t n,
-			uint64_t *found, bool *scanned)
+			struct pf_set *found, bool *scanned)
 {
 	if (!r->contains_len)
 		return true;
@@ -187,7 +194,7 @@ static bool pf_contains(const struct pf_family *f, int k, const struct rule *r, 
 		*found = pf_scan(f, msg, n);
 		*scanned = true;
 	}
-	return (*found >> k) & 1;
+	return (found->w[k / 64] >> (k % 64)) & 1;
 }
 
 static void list_add(struct rule_list *l, const struct rule *r)
@@ -271,7 +278,7 @@ bool grammar_match(const struct grammar *g_const, const struct line_parts *lp, s
 	const struct prefilter *pf = pf_for(g);
 	const struct pf_family *pff = pf ? &pf->fam[lp->family] : NULL;
 	const int8_t *lit_of = pf ? pf->lit_of[lp->family][b] : NULL;
-	uint64_t found = 0;
+	struct pf_set found = {{0}};
 	bool scanned = false;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct rule *r = l->items[i];

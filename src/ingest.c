@@ -99,7 +99,8 @@ struct member_ctx {
 	/* pieces of another stream glued before NCCL lines (line_glue.h) */
 	struct line_glue glue;
 	/* what take_line did with the last line: an event, a line without any header */
-	bool took_event, took_plain;
+	bool took_event, took_plain, took_nccl;
+	size_t took_body; /* where the line's body began, after its wrappers */
 	/* the pieces of a line a paste cut at a fixed width (take_wrapped) */
 	char wrap[4096];
 	size_t wrap_len;
@@ -1227,6 +1228,8 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	/* a per-rank file's NCCL line is the replay's (replay_rank_nccl): handled */
 	m->took_event = matched || (lp.family == FAM_NCCL && m->mc.kind == SK_RANK_LOG);
 	m->took_plain = lp.family == FAM_PLAIN && lp.rank < 0 && lp.local_rank < 0 && lp.srun_task < 0;
+	m->took_nccl = lp.family == FAM_NCCL;
+	m->took_body = (size_t)(lp.body - line) <= len ? (size_t)(lp.body - line) : 0;
 	return true;
 }
 
@@ -1268,39 +1271,40 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 {
 	struct member_ctx *m = ctx;
 	struct line_meta meta;
-	size_t glued = glue_nccl_at(&m->glue, line, len), cut;
+	bool had_wrap = m->wrap_len > 0;
+	take_line(m, line, len, line_no, truncated, false, &meta);
+	/* a line no rule took may be damage (line_glue.h): looked at only then */
+	size_t glued, cut, jn;
 	char joined[GLUE_FRAGMENT_MAX * 2];
-	size_t jn;
-	if (!glued && (cut = glue_pytorch_at(&m->glue, line, len)) > 0) {
-		/* an NCCL line cut by one of PyTorch's: two lines */
-		take_line(m, line, cut, line_no, truncated, false, &meta);
+	if (m->took_event) {
+		m->wrap_len = m->wrap_pieces = 0;
+	} else if (!m->took_nccl && (glued = glue_nccl_at(&m->glue, line + m->took_body, len - m->took_body)) > 0) {
+		/* a piece of the other stream, then an NCCL line */
+		size_t b = m->took_body;
+		glue_keep(&m->glue, line + b, glued);
+		take_line(m, line + b + glued, len - b - glued, line_no, truncated, false, &meta);
+	} else if (m->glue.frag_len && (jn = glue_join(&m->glue, line, len, joined, sizeof(joined))) > 0 &&
+		   take_line(m, joined, jn, line_no, truncated, true, &meta)) {
+		/* the end of a row whose pieces came before NCCL's lines */
+	} else if ((cut = glue_pytorch_at(&m->glue, line, len)) > 0) {
+		/* one of PyTorch's lines cut into another (an NCCL line, a print
+		 * without its newline, a progress bar): its own line too */
 		struct line_meta second;
 		take_line(m, line + cut, len - cut, line_no, truncated, false, &second);
 		m->wrap_len = m->wrap_pieces = 0;
 		if (!m->took_event && len >= WRAP_MIN_LEN)
 			wrap_keep(m, line + cut, len - cut, false);
-	} else if (glued) {
-		/* a piece of the other stream, then an NCCL line */
-		glue_keep(&m->glue, line, glued);
-		take_line(m, line + glued, len - glued, line_no, truncated, false, &meta);
-	} else if (!m->glue.frag_len || !(jn = glue_join(&m->glue, line, len, joined, sizeof(joined))) ||
-		   !take_line(m, joined, jn, line_no, truncated, true, &meta)) {
-		bool had_wrap = m->wrap_len > 0;
-		take_line(m, line, len, line_no, truncated, false, &meta);
-		if (m->took_event) {
+	} else if (had_wrap && m->took_plain && len > 0) {
+		/* a piece without a header: the rest of the pieces kept? */
+		struct line_meta jm;
+		if (take_wrapped(m, line, len, line_no, truncated, &jm))
 			m->wrap_len = m->wrap_pieces = 0;
-		} else if (had_wrap && m->took_plain && len > 0) {
-			/* a piece without a header: the rest of the pieces kept? */
-			struct line_meta jm;
-			if (take_wrapped(m, line, len, line_no, truncated, &jm))
-				m->wrap_len = m->wrap_pieces = 0;
-			else
-				wrap_keep(m, line, len, true);
-		} else {
-			m->wrap_len = m->wrap_pieces = 0;
-			if (len >= WRAP_MIN_LEN)
-				wrap_keep(m, line, len, false);
-		}
+		else
+			wrap_keep(m, line, len, true);
+	} else {
+		m->wrap_len = m->wrap_pieces = 0;
+		if (len >= WRAP_MIN_LEN)
+			wrap_keep(m, line, len, false);
 	}
 
 	block_add(&m->bb, line_no, line, len, &meta);

@@ -21,6 +21,12 @@ const char *glue_note_host(struct line_glue *g, const char *host, size_t *len, l
 	size_t n = *len;
 	if (!n || n >= sizeof(g->hosts[0]))
 		return NULL;
+	/* the same process's thread as the line before, under its known name: nothing new */
+	if (pid >= 0 && pid == g->last_pid && tid == g->last_tid && g->last_host >= 0 && g->last_host < g->nhosts &&
+	    g->host_len[g->last_host] == n && memcmp(g->hosts[g->last_host], host, n) == 0) {
+		g->host_lines[g->last_host]++;
+		return NULL;
+	}
 	int known = -1;
 	for (int i = 0; i < g->nhosts && known < 0; i++)
 		if (g->host_len[i] == n && memcmp(g->hosts[i], host, n) == 0)
@@ -54,6 +60,9 @@ const char *glue_note_host(struct line_glue *g, const char *host, size_t *len, l
 	g->host_lines[known]++;
 	if (pid < 0)
 		return NULL;
+	g->last_pid = pid;
+	g->last_tid = tid;
+	g->last_host = known;
 	for (int t = 0; t < g->nthreads; t++)
 		if (g->pid[t] == pid && g->tid[t] == tid) {
 			g->host_of[t] = (unsigned char)known;
@@ -116,22 +125,44 @@ static bool fragment_like(const char *s, size_t n)
 
 size_t glue_nccl_at(const struct line_glue *g, const char *line, size_t len)
 {
-	if (!g->nhosts)
+	if (!g->nhosts || !len)
 		return 0;
-	/* the piece before is short: a row's columns, not a whole line */
+	/* most lines: an NCCL line of a known host from its first byte, or none at all */
+	for (int i = 0; i < g->nhosts; i++)
+		if (len > g->host_len[i] && line[g->host_len[i]] == ':' && memcmp(line, g->hosts[i], g->host_len[i]) == 0)
+			return 0;
+	if (!memchr(line, ']', len < GLUE_FRAGMENT_MAX + 64 ? len : GLUE_FRAGMENT_MAX + 64))
+		return 0;
 	const char *p = line;
 	const char *end = line + len;
 	while ((p = memmem(p, (size_t)(end - p), "] NCCL ", 7)) != NULL) {
-		size_t at = (size_t)(p - line);
-		for (int i = 0; i < g->nhosts; i++) {
-			size_t h = g->host_len[i];
-			/* the head begins at most host + ":pid:tid [dev" before "] NCCL " */
-			for (size_t back = h + 5; back <= at && back <= h + 40; back++) {
-				size_t k = at - back;
-				if (k == 0 || k >= GLUE_FRAGMENT_MAX)
-					continue;
-				if (nccl_head_at(g, line + k, len - k) && fragment_like(line, k))
-					return k;
+		/* walk back over "host:pid:tid [dev": the device, a blank, the tid, ':', the pid, ':' */
+		const char *q = p - 1;
+		while (q > line && is_digit(*q))
+			q--;
+		if (q > line && *q == '[' && q[-1] == ' ') {
+			q -= 2;
+			const char *t = q;
+			while (q > line && is_digit(*q))
+				q--;
+			if (q < t && q > line && *q == ':') {
+				t = --q;
+				while (q > line && is_digit(*q))
+					q--;
+				if (q < t && q >= line && *q == ':') {
+					size_t host_end = (size_t)(q - line);
+					for (int i = 0; i < g->nhosts; i++) {
+						size_t h = g->host_len[i];
+						if (h > host_end)
+							continue;
+						size_t k = host_end - h;
+						if (k == 0)
+							return 0; /* an NCCL line from its first byte */
+						if (k < GLUE_FRAGMENT_MAX && memcmp(line + k, g->hosts[i], h) == 0 &&
+						    fragment_like(line, k))
+							return k;
+					}
+				}
 			}
 		}
 		p += 7;
@@ -181,7 +212,11 @@ size_t glue_pytorch_at(const struct line_glue *g, const char *line, size_t len)
 	}
 	bool fabric = len > 10 && memcmp(line, "libfabric:", 10) == 0;
 	const char *p = line + 1, *end = line + len;
-	while ((p = memmem(p, (size_t)(end - p), "[rank", 5)) != NULL) {
+	while (p < end && (p = memchr(p, '[', (size_t)(end - p))) != NULL) {
+		if (end - p < 6 || memcmp(p + 1, "rank", 4) != 0) {
+			p++;
+			continue;
+		}
 		const char *q = p + 5;
 		while (q < end && is_digit(*q))
 			q++;

@@ -29,6 +29,8 @@ struct line_glue {
 	long pid[GLUE_THREADS], tid[GLUE_THREADS];
 	unsigned char host_of[GLUE_THREADS];
 	int nthreads, next_thread;
+	long last_pid, last_tid; /* the last line's, and its host's slot (last_host) */
+	int last_host;
 };
 
 /* An NCCL line's host seen at the start of a line, with its pid and tid.

@@ -778,14 +778,27 @@ static int vllm_header(const char *s, const char *end)
 static int outer_wrapper(const char *s, const char *end, struct line_parts *p)
 {
 	size_t n = (size_t)(end - s);
-	int w;
-	if ((w = iso_wrapper(s, end, p)) > 0 || (w = ompi_tag_wrapper(s, end, p)) > 0 || (w = minute_wrapper(s, end)) > 0 ||
-	    (w = vllm_header(s, end)) > 0)
-		return w;
-	if (n > 8 && (memcmp(s, "stdout: ", 8) == 0 || memcmp(s, "stderr: ", 8) == 0))
-		return 8;
-	if (n < 8 || *s != '(')
+	if (n < 8)
 		return 0;
+	/* by the first byte: most lines begin with none of them */
+	switch (*s) {
+	case ' ':
+		return minute_wrapper(s, end);
+	case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9': {
+		int w = iso_wrapper(s, end, p);
+		return w ? w : minute_wrapper(s, end);
+	}
+	case '[':
+		return ompi_tag_wrapper(s, end, p);
+	case 's':
+		return n > 8 && (memcmp(s, "stdout: ", 8) == 0 || memcmp(s, "stderr: ", 8) == 0) ? 8 : 0;
+	case 'D': case 'I': case 'W': case 'E': case 'C':
+		return vllm_header(s, end);
+	case '(':
+		break;
+	default:
+		return 0;
+	}
 	const char *q = s + 1;
 	while (q < end && (is_alpha(*q) || is_digit(*q) || *q == '_' || *q == '.' || *q == ':' || *q == '-'))
 		q++;
