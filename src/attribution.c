@@ -329,7 +329,8 @@ static const char fill_sql[] =
 static const char kinds_index_sql[] =
 	"CREATE INDEX IF NOT EXISTS attribution_kinds ON events(kind)\n"
 	"  WHERE kind = 'app_rank_identity' OR kind = 'torchrun_failure_host' OR kind = 'nccl_comm_init'\n"
-	"     OR kind = 'torchrun_worker_failed'";
+	"     OR kind = 'torchrun_worker_failed' OR kind = 'nccl_tests_device' OR kind = 'launcher_world_info'\n"
+	"     OR kind = 'lightning_dist_init' OR kind = 'app_rank_done' OR kind BETWEEN 'pg_' AND 'pg_~'";
 
 /* A line no wrapper names (no [rankN]: prefix, no task label, no per-rank
  * file) belongs to the rank its own message names: PyTorch's "[Rank N]" /
@@ -337,13 +338,16 @@ static const char kinds_index_sql[] =
  * global one (a subgroup's "Rank N" is its rank there, left alone). */
 static const char message_rank_sql[] =
 	"UPDATE events SET rank = CAST(field(fields, 'pg_rank') AS INTEGER)\n"
-	"  WHERE rank IS NULL AND kind BETWEEN 'pg_' AND 'pg_~' AND field(fields, 'pg_rank') IS NOT NULL\n"
+	/* by kind: the index of ranks would visit every event without one */
+	"  WHERE +rank IS NULL AND kind BETWEEN 'pg_' AND 'pg_~' AND field(fields, 'pg_rank') IS NOT NULL\n"
 	"    AND coalesce(field(fields, 'pg_id'), 0) = 0 AND coalesce(field(fields, 'pg_desc'), 'default_pg') = 'default_pg';\n"
 	"UPDATE events SET rank = CAST(field(fields, 'rank') AS INTEGER)\n"
 	"  WHERE rank IS NULL AND kind = 'app_rank_done' AND field(fields, 'rank') IS NOT NULL;\n"
 	"INSERT OR IGNORE INTO ranks(rank, evidence)\n"
 	"  SELECT DISTINCT rank, 'rank named in the message' FROM events\n"
-	"  WHERE (kind BETWEEN 'pg_' AND 'pg_~' OR kind = 'app_rank_done') AND rank IS NOT NULL ORDER BY rank;\n";
+	"  WHERE kind BETWEEN 'pg_' AND 'pg_~' AND rank IS NOT NULL\n"
+	"  UNION SELECT DISTINCT rank, 'rank named in the message' FROM events\n"
+	"  WHERE kind = 'app_rank_done' AND rank IS NOT NULL ORDER BY 1;\n";
 
 void attribution_run(sqlite3 *db)
 {

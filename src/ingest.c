@@ -100,6 +100,7 @@ struct member_ctx {
 	struct line_glue glue;
 	/* what take_line did with the last line: an event, a line without any header */
 	bool took_event, took_plain, took_nccl;
+	enum line_family took_family;
 	size_t took_body; /* where the line's body began, after its wrappers */
 	/* the pieces of a line a paste cut at a fixed width (take_wrapped) */
 	char wrap[4096];
@@ -1133,8 +1134,9 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	if (lp.pid < 0 && lp.wrapper_pid >= 0)
 		lp.pid = lp.wrapper_pid;
 	line_parts_wrapper_time(&lp);
-	if (lp.family == FAM_NCCL) {
-		/* a host cut by another stream's line is the host of its pid:tid */
+	if (lp.family == FAM_NCCL && m->mc.kind != SK_RANK_LOG) {
+		/* a host cut by another stream's line is the host of its pid:tid
+		 * (a per-rank file's NCCL lines are matched after the load) */
 		size_t hl = lp.host_len;
 		const char *h = glue_note_host(&m->glue, lp.host, &hl, lp.pid, lp.tid);
 		if (h) {
@@ -1229,6 +1231,7 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	m->took_event = matched || (lp.family == FAM_NCCL && m->mc.kind == SK_RANK_LOG);
 	m->took_plain = lp.family == FAM_PLAIN && lp.rank < 0 && lp.local_rank < 0 && lp.srun_task < 0;
 	m->took_nccl = lp.family == FAM_NCCL;
+	m->took_family = lp.family;
 	m->took_body = (size_t)(lp.body - line) <= len ? (size_t)(lp.body - line) : 0;
 	return true;
 }
@@ -1278,7 +1281,7 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 	char joined[GLUE_FRAGMENT_MAX * 2];
 	if (m->took_event) {
 		m->wrap_len = m->wrap_pieces = 0;
-	} else if (!m->took_nccl && (glued = glue_nccl_at(&m->glue, line + m->took_body, len - m->took_body)) > 0) {
+	} else if (m->took_family == FAM_PLAIN && (glued = glue_nccl_at(&m->glue, line + m->took_body, len - m->took_body)) > 0) {
 		/* a piece of the other stream, then an NCCL line */
 		size_t b = m->took_body;
 		glue_keep(&m->glue, line + b, glued);
@@ -1286,7 +1289,7 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 	} else if (m->glue.frag_len && (jn = glue_join(&m->glue, line, len, joined, sizeof(joined))) > 0 &&
 		   take_line(m, joined, jn, line_no, truncated, true, &meta)) {
 		/* the end of a row whose pieces came before NCCL's lines */
-	} else if ((cut = glue_pytorch_at(&m->glue, line, len)) > 0) {
+	} else if (m->took_family != FAM_C10 && (cut = glue_pytorch_at(&m->glue, line, len)) > 0) {
 		/* one of PyTorch's lines cut into another (an NCCL line, a print
 		 * without its newline, a progress bar): its own line too */
 		struct line_meta second;

@@ -222,8 +222,8 @@ size_t glue_pytorch_at(const struct line_glue *g, const char *line, size_t len)
 			q++;
 		/* after any other text (a print without its newline: "loading kernels[rank1]:[E829 ..."),
 		 * only one of c10's headers: a level, then its date or a blank */
-		if (q > p + 5 && end - q >= 5 && q[0] == ']' && q[1] == ':' && q[2] == '[' && strchr("EWIF", q[3]) &&
-		    (nccl || fabric || is_digit(q[4]) || q[4] == ' ') && glued_to(p[-1]))
+		if (glued_to(p[-1]) && q > p + 5 && end - q >= 5 && q[0] == ']' && q[1] == ':' && q[2] == '[' &&
+		    (q[3] == 'E' || q[3] == 'W' || q[3] == 'I' || q[3] == 'F') && (nccl || fabric || is_digit(q[4]) || q[4] == ' '))
 			return (size_t)(p - line);
 		p += 5;
 	}
