@@ -1133,6 +1133,10 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	}
 	if (lp.pid < 0 && lp.wrapper_pid >= 0)
 		lp.pid = lp.wrapper_pid;
+	if (!lp.host_len && lp.wrapper_host_len) {
+		lp.host = lp.wrapper_host;
+		lp.host_len = lp.wrapper_host_len;
+	}
 	line_parts_wrapper_time(&lp);
 	if (lp.family == FAM_NCCL && m->mc.kind != SK_RANK_LOG) {
 		/* a host cut by another stream's line is the host of its pid:tid

@@ -775,29 +775,70 @@ static int vllm_header(const char *s, const char *end)
 	return 0;
 }
 
+static bool parse_nccl(const char *s, const char *end, struct line_parts *p);
+
+/* pdsh's "host: " before each line of a remote command (the DeepSpeed
+ * launcher's multi-node runs: "worker-1: [2024-05-06 ...] [INFO] ...",
+ * "10.0.0.3: node3:4242:4242 [0] NCCL INFO ..."): a host name (a digit, a
+ * dash or a dot in it; not an exception's type, "RuntimeError: ..."),
+ * then a header the line parser knows. The host is kept. Returns the
+ * wrapper's length or 0. */
+static int pdsh_wrapper(const char *s, const char *end, struct line_parts *p)
+{
+	const char *q = s;
+	bool mark = false, digits_only = true;
+	while (q < end && q - s < 64 && (is_alpha(*q) || is_digit(*q) || *q == '-' || *q == '.' || *q == '_')) {
+		mark |= is_digit(*q) || *q == '-' || *q == '.';
+		digits_only &= is_digit(*q);
+		q++;
+	}
+	/* all digits: srun's task label ("12: "), not a host */
+	if (!mark || digits_only || q == s || end - q < 4 || q[0] != ':' || q[1] != ' ')
+		return 0;
+	static const char *const types[] = {"Error", "Exception", "Warning", "Interrupt", "Exit"};
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		size_t l = strlen(types[i]);
+		if ((size_t)(q - s) >= l && memcmp(q - l, types[i], l) == 0)
+			return 0;
+	}
+	const char *r = q + 2;
+	struct line_parts t;
+	memset(&t, 0, sizeof(t));
+	if (*r != '[' && !parse_nccl(r, end, &t))
+		return 0;
+	p->wrapper_host = s;
+	p->wrapper_host_len = (size_t)(q - s);
+	return (int)(r - s);
+}
+
 static int outer_wrapper(const char *s, const char *end, struct line_parts *p)
 {
 	size_t n = (size_t)(end - s);
 	if (n < 8)
 		return 0;
 	/* by the first byte: most lines begin with none of them */
+	int w = 0;
 	switch (*s) {
 	case ' ':
 		return minute_wrapper(s, end);
-	case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9': {
-		int w = iso_wrapper(s, end, p);
-		return w ? w : minute_wrapper(s, end);
-	}
+	case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
+		if ((w = iso_wrapper(s, end, p)) > 0 || (w = minute_wrapper(s, end)) > 0)
+			return w;
+		return pdsh_wrapper(s, end, p);
 	case '[':
 		return ompi_tag_wrapper(s, end, p);
 	case 's':
-		return n > 8 && (memcmp(s, "stdout: ", 8) == 0 || memcmp(s, "stderr: ", 8) == 0) ? 8 : 0;
+		if (n > 8 && (memcmp(s, "stdout: ", 8) == 0 || memcmp(s, "stderr: ", 8) == 0))
+			return 8;
+		return pdsh_wrapper(s, end, p);
 	case 'D': case 'I': case 'W': case 'E': case 'C':
-		return vllm_header(s, end);
+		if ((w = vllm_header(s, end)) > 0)
+			return w;
+		return pdsh_wrapper(s, end, p);
 	case '(':
 		break;
 	default:
-		return 0;
+		return is_alpha(*s) ? pdsh_wrapper(s, end, p) : 0;
 	}
 	const char *q = s + 1;
 	while (q < end && (is_alpha(*q) || is_digit(*q) || *q == '_' || *q == '.' || *q == ':' || *q == '-'))
@@ -837,6 +878,8 @@ void line_parts_parse(const char *line, size_t len, bool allow_srun, struct line
 	p->dev = -1;
 	p->year = -1;
 	p->wrapper_pid = -1;
+	p->wrapper_host = NULL;
+	p->wrapper_host_len = 0;
 	for (int i = 0; i < 4; i++) {
 		int n = outer_wrapper(s, end, p);
 		if (!n)

@@ -36,6 +36,8 @@ struct line_parts {
 	int local_rank;     /* [default0]: (role + local rank) */
 	int srun_task;      /* "12: " with srun --label (only when allow_srun) */
 	long wrapper_pid;   /* Ray's "(Worker pid=N) ": the worker's pid; -1 */
+	const char *wrapper_host; /* pdsh's (and the DeepSpeed launcher's) "host: "; not NUL-terminated */
+	size_t wrapper_host_len;
 	/* a wrapper's time (Open MPI --timestamp-output, kubectl logs --timestamps),
 	 * the line's when its own header has none (line_parts_wrapper_time) */
 	struct {
