@@ -140,7 +140,7 @@ size_t glue_nccl_at(const struct line_glue *g, const char *line, size_t len)
 		const char *q = p - 1;
 		while (q > line && is_digit(*q))
 			q--;
-		if (q > line && *q == '[' && q[-1] == ' ') {
+		if (q >= line + 2 && *q == '[' && q[-1] == ' ') {
 			q -= 2;
 			const char *t = q;
 			while (q > line && is_digit(*q))
