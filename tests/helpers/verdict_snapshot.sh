@@ -8,7 +8,8 @@
 #   sh tests/helpers/verdict_snapshot.sh /tmp/before.jsonl   # on the old tree
 #   sh tests/helpers/verdict_snapshot.sh /tmp/after.jsonl
 #   diff /tmp/before.jsonl /tmp/after.jsonl
-# tests/golden/verdicts.jsonl is the last snapshot taken (3,645 verdicts at
+# tests/golden/verdicts.jsonl is the last snapshot taken (4,083 verdicts, the
+# 438 excerpt variants included; before them 3,645 at
 # the rule registry's change: every verdict as before but for the new
 # "rule" and 15 "missing" entries no longer cut mid-word); after a change
 # that should leave verdicts alone, a new snapshot must equal it.
