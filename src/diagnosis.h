@@ -233,11 +233,13 @@ bool diag_op_uncompared(const char *op);
 	" '%uncorrectable ECC%'))"
 /* The event ids of the lines that say the job ended well, a query: torchrun's
  * "worker group successfully finished", MLPerf's run_stop with status
- * success, and the DeepSpeed launcher's "Process P exits successfully" for
+ * success, Lightning's "`Trainer.fit` stopped: `max_epochs=N` reached", and
+ * the DeepSpeed launcher's "Process P exits successfully" for
  * every process it spawned when none failed. */
 #define JOB_SUCCESS_SQL                                                                                    \
 	"SELECT event_id FROM events WHERE kind = 'torchrun_group_finished'"                                 \
 	" UNION ALL SELECT event_id FROM events WHERE kind = 'mlperf_run_stop' AND field(fields, 'status') = 'success'" \
+	" UNION ALL SELECT event_id FROM events WHERE kind = 'lightning_fit_stopped'"                        \
 	" UNION ALL SELECT event_id FROM events WHERE kind = 'launcher_worker_ok'"                            \
 	"  AND NOT EXISTS (SELECT 1 FROM events WHERE kind = 'launcher_worker_failed')"                      \
 	"  AND (SELECT count(DISTINCT field(fields, 'pid')) FROM events WHERE kind = 'launcher_worker_ok') >=" \
