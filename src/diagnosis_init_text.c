@@ -22,7 +22,7 @@
 /* An error of the set-up, of lines of any rank or none; the most telling
  * first (NCCL's own words, then PyTorch's copy of them, then exceptions). */
 #define INIT_ERROR_SQL                                                                                        \
-	"SELECT event_id, kind, CASE kind"                                                                    \
+	"SELECT event_id, CASE kind"                                                                          \
 	"  WHEN 'nccl_no_socket_if' THEN field(fields, 'what') || ' : no socket interface found'"             \
 	"  WHEN 'nccl_net_no_interface' THEN 'NET/' || field(fields, 'plugin') || ' : no interface found'"    \
 	"  WHEN 'nccl_error_exception' THEN 'NCCL error: ' || field(fields, 'what')"                         \
@@ -105,11 +105,10 @@ bool diag_init_error_text(struct diagnosis *d)
 	}
 	sqlite3_stmt *st = db_prepare(d->db, INIT_ERROR_SQL);
 	int64_t ev = 0;
-	char kind[48] = "", what[320] = "";
+	char what[320] = "";
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		ev = sqlite3_column_int64(st, 0);
-		snprintf(kind, sizeof(kind), "%s", (const char *)sqlite3_column_text(st, 1));
-		snprintf(what, sizeof(what), "%s", sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
+		snprintf(what, sizeof(what), "%s", sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
 	}
 	sqlite3_finalize(st);
 	/* two processes that took one rank (Lightning's "GLOBAL_RANK: r" twice) */
@@ -167,6 +166,5 @@ bool diag_init_error_text(struct diagnosis *d)
 			     "where NCCL's trace of it begins");
 	v_missing(v, "which rank failed first: each rank's own output (with its [rankN]: prefix or task label), and"
 		     " NCCL_DEBUG=INFO for its WARN line");
-	(void)kind;
 	return true;
 }

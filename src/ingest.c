@@ -99,7 +99,7 @@ struct member_ctx {
 	/* pieces of another stream glued before NCCL lines (line_glue.h) */
 	struct line_glue glue;
 	/* what take_line did with the last line: an event, a line without any header */
-	bool took_event, took_plain, took_nccl;
+	bool took_event, took_plain;
 	enum line_family took_family;
 	size_t took_body; /* where the line's body began, after its wrappers */
 	/* the pieces of a line a paste cut at a fixed width (take_wrapped) */
@@ -1234,7 +1234,6 @@ static bool take_line(struct member_ctx *m, const char *line, size_t len, long l
 	/* a per-rank file's NCCL line is the replay's (replay_rank_nccl): handled */
 	m->took_event = matched || (lp.family == FAM_NCCL && m->mc.kind == SK_RANK_LOG);
 	m->took_plain = lp.family == FAM_PLAIN && lp.rank < 0 && lp.local_rank < 0 && lp.srun_task < 0;
-	m->took_nccl = lp.family == FAM_NCCL;
 	m->took_family = lp.family;
 	m->took_body = (size_t)(lp.body - line) <= len ? (size_t)(lp.body - line) : 0;
 	return true;
