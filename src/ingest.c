@@ -1289,7 +1289,8 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 		size_t b = m->took_body;
 		glue_keep(&m->glue, line + b, glued);
 		take_line(m, line + b + glued, len - b - glued, line_no, truncated, false, &meta);
-	} else if (m->glue.frag_len && (jn = glue_join(&m->glue, line, len, joined, sizeof(joined))) > 0 &&
+	} else if (m->glue.frag_len && m->took_family != FAM_NCCL &&
+		   (jn = glue_join(&m->glue, line, len, joined, sizeof(joined))) > 0 &&
 		   take_line(m, joined, jn, line_no, truncated, true, &meta)) {
 		/* the end of a row whose pieces came before NCCL's lines */
 	} else if (m->took_family != FAM_C10 && (cut = glue_pytorch_at(&m->glue, line, len)) > 0) {

@@ -83,31 +83,6 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* "host:pid:tid [dev] NCCL " at s (n bytes), host one of g's. */
-static bool nccl_head_at(const struct line_glue *g, const char *s, size_t n)
-{
-	for (int i = 0; i < g->nhosts; i++) {
-		size_t h = g->host_len[i];
-		if (n <= h + 12 || memcmp(s, g->hosts[i], h) != 0 || s[h] != ':')
-			continue;
-		size_t j = h + 1, d;
-		for (d = j; d < n && is_digit(s[d]); d++)
-			;
-		if (d == j || d >= n || s[d] != ':')
-			continue;
-		for (j = ++d; d < n && is_digit(s[d]); d++)
-			;
-		if (d == j || d + 2 >= n || s[d] != ' ' || s[d + 1] != '[')
-			continue;
-		for (j = d += 2; d < n && is_digit(s[d]); d++)
-			;
-		if (d == j || d + 7 > n || memcmp(s + d, "] NCCL ", 7) != 0)
-			continue;
-		return true;
-	}
-	return false;
-}
-
 /* What nccl-tests prints in a row: digits, letters, signs, points, blanks. */
 static bool fragment_like(const char *s, size_t n)
 {
@@ -127,10 +102,6 @@ size_t glue_nccl_at(const struct line_glue *g, const char *line, size_t len)
 {
 	if (!g->nhosts || !len)
 		return 0;
-	/* most lines: an NCCL line of a known host from its first byte, or none at all */
-	for (int i = 0; i < g->nhosts; i++)
-		if (len > g->host_len[i] && line[g->host_len[i]] == ':' && memcmp(line, g->hosts[i], g->host_len[i]) == 0)
-			return 0;
 	if (!memchr(line, ']', len < GLUE_FRAGMENT_MAX + 64 ? len : GLUE_FRAGMENT_MAX + 64))
 		return 0;
 	const char *p = line;
@@ -183,9 +154,6 @@ void glue_keep(struct line_glue *g, const char *s, size_t n)
 size_t glue_join(struct line_glue *g, const char *line, size_t len, char *out, size_t cap)
 {
 	size_t n = g->frag_len;
-	/* NCCL's lines go on between the pieces: the other stream */
-	if (n && nccl_head_at(g, line, len))
-		return 0;
 	g->frag_len = 0;
 	if (!n || n + len >= cap || !fragment_like(line, len))
 		return 0;

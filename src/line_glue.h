@@ -39,9 +39,10 @@ struct line_glue {
  * returned (its length in *len), else NULL. */
 const char *glue_note_host(struct line_glue *g, const char *host, size_t *len, long pid, long tid);
 /* The offset (> 0) at which an NCCL line ("host:pid:tid [dev] NCCL ...")
- * begins inside line, whose host is one seen before at the start of a
- * line, with a piece of another stream before it (digits, words, blanks:
- * what nccl-tests prints); 0 when there is none. */
+ * begins inside line (one that is not an NCCL line from its first byte),
+ * whose host is one seen before at the start of a line, with a piece of
+ * another stream before it (digits, words, blanks: what nccl-tests
+ * prints); 0 when there is none. */
 size_t glue_nccl_at(const struct line_glue *g, const char *line, size_t len);
 /* The offset (> 0) at which one of PyTorch's lines ("[rankN]:[E ...")
  * begins inside an NCCL line (or libfabric's), which the other stream cut
@@ -50,8 +51,9 @@ size_t glue_pytorch_at(const struct line_glue *g, const char *line, size_t len);
 /* Keeps a piece before a glued NCCL line. */
 void glue_keep(struct line_glue *g, const char *s, size_t n);
 /* The pieces kept joined to line into out (cap bytes): its length, 0 when
- * nothing is kept or it does not fit. The pieces are dropped either way,
- * but for an NCCL line: the other stream's lines come between the pieces. */
+ * nothing is kept or it does not fit. The pieces are dropped either way.
+ * Not for an NCCL line: the other stream's lines come between the pieces
+ * (the caller, which knows the line's family, keeps them then). */
 size_t glue_join(struct line_glue *g, const char *line, size_t len, char *out, size_t cap);
 
 #endif
