@@ -108,6 +108,12 @@ void db_step_done(sqlite3_stmt *st)
 	sqlite3_clear_bindings(st);
 }
 
+void db_column_text_copy(sqlite3_stmt *st, int i, char *out, size_t n)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	snprintf(out, n, "%s", s ? s : "");
+}
+
 char *db_column_text_dup(sqlite3_stmt *st, int i)
 {
 	const char *s = (const char *)sqlite3_column_text(st, i);

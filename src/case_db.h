@@ -44,6 +44,8 @@ int64_t db_column_int_or(sqlite3_stmt *st, int i, int64_t def);
  * value (a line of a half-written file) is shown as the two characters \0,
  * where a C string would end at it. */
 char *db_column_text_dup(sqlite3_stmt *st, int i);
+/* A text column into out (n bytes, cut to fit), "" for SQL NULL. */
+void db_column_text_copy(sqlite3_stmt *st, int i, char *out, size_t n);
 /* First column of the first row as an integer (def when no row / NULL). */
 int64_t db_int(sqlite3 *db, const char *sql, int64_t def);
 const char *db_meta_get(sqlite3 *db, const char *key, char *out, size_t n);

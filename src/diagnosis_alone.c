@@ -81,9 +81,9 @@ static size_t alone_calls(struct diagnosis *d, struct alone_call **out)
 		xgrow(out, &cap, n + 1, sizeof(**out));
 		struct alone_call *a = &(*out)[n++];
 		a->rank = rank;
-		snprintf(a->pg, sizeof(a->pg), "%s", (const char *)sqlite3_column_text(st, 1));
+		db_column_text_copy(st, 1, a->pg, sizeof(a->pg));
 		a->seq = sqlite3_column_int64(st, 2);
-		snprintf(a->op, sizeof(a->op), "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+		db_column_text_copy(st, 3, a->op, sizeof(a->op));
 		a->event_id = sqlite3_column_int64(st, 4);
 		a->t = sqlite3_column_int64(st, 5);
 	}

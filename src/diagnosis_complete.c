@@ -125,7 +125,7 @@ static struct lateness *scan_collectives(struct diagnosis *d, int *maxrank, bool
 		struct call *c = &calls[n++];
 		c->rank = (int)db_column_int_or(st, 0, -1);
 		c->t = db_column_int_or(st, 3, INT64_MIN);
-		snprintf(c->op, sizeof(c->op), "%s", sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
+		db_column_text_copy(st, 4, c->op, sizeof(c->op));
 		c->in = db_column_int_or(st, 5, -1);
 		c->out = db_column_int_or(st, 6, -1);
 		snprintf(c->dtype, sizeof(c->dtype), "%s",

@@ -108,7 +108,7 @@ bool diag_init_error_text(struct diagnosis *d)
 	char what[320] = "";
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		ev = sqlite3_column_int64(st, 0);
-		snprintf(what, sizeof(what), "%s", sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
+		db_column_text_copy(st, 1, what, sizeof(what));
 	}
 	sqlite3_finalize(st);
 	/* two processes that took one rank (Lightning's "GLOBAL_RANK: r" twice) */

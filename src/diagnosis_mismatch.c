@@ -78,7 +78,7 @@ static void judge_site(struct diagnosis *d, struct site *site)
 		xgrow(&site->s, &cap, site->n + 1, sizeof(*site->s));
 		struct sig *g = &site->s[site->n++];
 		g->rank = rank;
-		snprintf(g->op, sizeof(g->op), "%s", (const char *)sqlite3_column_text(st, 1));
+		db_column_text_copy(st, 1, g->op, sizeof(g->op));
 		g->in = db_column_int_or(st, 2, -1);
 		g->out = db_column_int_or(st, 3, -1);
 		g->event_id = sqlite3_column_int64(st, 4);
@@ -184,7 +184,7 @@ static bool mismatch_rule(struct diagnosis *d, enum mismatch_when when)
 	size_t sites = 0;
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct site site = {0};
-		snprintf(site.pg, sizeof(site.pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		db_column_text_copy(st, 0, site.pg, sizeof(site.pg));
 		site.seq = sqlite3_column_int64(st, 1);
 		judge_site(d, &site);
 		/* rows of one rank that differ by their evidence (a barrier is an

@@ -61,11 +61,11 @@ bool diag_network_error(struct diagnosis *d)
 	int64_t ev = sqlite3_column_int64(st, 0);
 	int rank = sqlite3_column_int(st, 1);
 	char kind[48], peer[128], hca[64], host[128], text[200];
-	snprintf(kind, sizeof(kind), "%s", (const char *)sqlite3_column_text(st, 2));
-	snprintf(peer, sizeof(peer), "%s", (const char *)sqlite3_column_text(st, 3));
-	snprintf(hca, sizeof(hca), "%s", (const char *)sqlite3_column_text(st, 4));
-	snprintf(host, sizeof(host), "%s", (const char *)sqlite3_column_text(st, 5));
-	snprintf(text, sizeof(text), "%s", (const char *)sqlite3_column_text(st, 6));
+	db_column_text_copy(st, 2, kind, sizeof(kind));
+	db_column_text_copy(st, 3, peer, sizeof(peer));
+	db_column_text_copy(st, 4, hca, sizeof(hca));
+	db_column_text_copy(st, 5, host, sizeof(host));
+	db_column_text_copy(st, 6, text, sizeof(text));
 	sqlite3_finalize(st);
 	/* a process that died before it explains it: the rules of deaths decided first, unless it came later */
 	struct rank_facts *r = rank >= 0 ? diag_rank(d, rank) : NULL;

@@ -62,7 +62,7 @@ bool diag_not_started(struct diagnosis *d)
 		v_culprit(v, rank);
 		if (n++ == 0) {
 			first = rank;
-			snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 1));
+			db_column_text_copy(st, 1, pg, sizeof(pg));
 			seq = sqlite3_column_int64(st, 2);
 			snprintf(op, sizeof(op), "%s",
 				 sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");

@@ -85,9 +85,9 @@ static bool load(struct p2p *p)
 			continue;
 		r->pending = true;
 		r->event = sqlite3_column_int64(st, 1);
-		snprintf(r->op, sizeof(r->op), "%s", sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
-		snprintf(r->pg, sizeof(r->pg), "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
-		snprintf(r->desc, sizeof(r->desc), "%s", sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
+		db_column_text_copy(st, 2, r->op, sizeof(r->op));
+		db_column_text_copy(st, 3, r->pg, sizeof(r->pg));
+		db_column_text_copy(st, 4, r->desc, sizeof(r->desc));
 		r->seq = (long)db_column_int_or(st, 5, -1);
 		r->p2p_seq = (long)db_column_int_or(st, 6, -1);
 		r->peer = -1;
@@ -127,8 +127,8 @@ static bool next_is_transfer_with(struct p2p *p, int rank, int dir, int peer)
 	int n = 0, prev = -1;
 	while (n < HISTORY_ROWS && sqlite3_step(st) == SQLITE_ROW) {
 		struct hist_row *r = &h[n];
-		snprintf(r->op, sizeof(r->op), "%s", sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
-		snprintf(r->pg, sizeof(r->pg), "%s", sqlite3_column_text(st, 1) ? (const char *)sqlite3_column_text(st, 1) : "");
+		db_column_text_copy(st, 0, r->op, sizeof(r->op));
+		db_column_text_copy(st, 1, r->pg, sizeof(r->pg));
 		r->numel = sqlite3_column_int64(st, 2);
 		r->p2p = sqlite3_column_int(st, 3) != 0;
 		if (n > 0 && !strcmp(r->op, h[0].op) && !strcmp(r->pg, h[0].pg) && r->numel == h[0].numel) {
@@ -343,7 +343,7 @@ size_t diag_transfer_waits(struct diagnosis *d, struct transfer_wait **out)
 		struct transfer_wait *w = &(*out)[n++];
 		w->waiter = sqlite3_column_int(st, 0);
 		w->peer = sqlite3_column_int(st, 1);
-		snprintf(w->pg, sizeof(w->pg), "%s", (const char *)sqlite3_column_text(st, 2));
+		db_column_text_copy(st, 2, w->pg, sizeof(w->pg));
 		w->recvs = sqlite3_column_int64(st, 3);
 		w->peer_sends = sqlite3_column_int64(st, 4);
 		w->sends = sqlite3_column_int64(st, 5);
@@ -496,15 +496,15 @@ int diag_transfer_skipper(struct diagnosis *d, int waiter, struct transfer_wait 
 	}
 	int64_t ev = sqlite3_column_int64(st, 0), src = sqlite3_column_int64(st, 1);
 	char comm_id[128], op[16];
-	snprintf(comm_id, sizeof(comm_id), "%s", (const char *)sqlite3_column_text(st, 2));
+	db_column_text_copy(st, 2, comm_id, sizeof(comm_id));
 	int my_comm_rank = sqlite3_column_int(st, 3);
-	snprintf(op, sizeof(op), "%s", (const char *)sqlite3_column_text(st, 4));
+	db_column_text_copy(st, 4, op, sizeof(op));
 	int peer_comm_rank = sqlite3_column_int(st, 5);
 	int peer = sqlite3_column_int(st, 6);
 	memset(w, 0, sizeof(*w));
 	w->waiter = waiter;
 	w->peer = peer;
-	snprintf(w->pg, sizeof(w->pg), "%s", (const char *)sqlite3_column_text(st, 7));
+	db_column_text_copy(st, 7, w->pg, sizeof(w->pg));
 	w->event = ev;
 	sqlite3_finalize(st);
 	bool recv = strcmp(op, "Recv") == 0;

@@ -53,8 +53,8 @@ static struct waiter *read_waiters(struct diagnosis *d, size_t *n)
 		struct waiter *x = &w[(*n)++];
 		x->rank = sqlite3_column_int(st, 0);
 		x->seq = (long)sqlite3_column_int64(st, 1);
-		snprintf(x->pg, sizeof(x->pg), "%s", (const char *)sqlite3_column_text(st, 2));
-		snprintf(x->op, sizeof(x->op), "%s", (const char *)sqlite3_column_text(st, 3));
+		db_column_text_copy(st, 2, x->pg, sizeof(x->pg));
+		db_column_text_copy(st, 3, x->op, sizeof(x->op));
 		x->numel_in = sqlite3_column_int64(st, 4);
 		x->event = sqlite3_column_int64(st, 5);
 		x->timeout_ms = (long)sqlite3_column_int64(st, 6);

@@ -59,8 +59,8 @@ bool diag_crash_signal(struct diagnosis *d)
 			 (const char *)sqlite3_column_text(st, 1));
 		if (n == 1) {
 			signal = x->signal;
-			snprintf(name, sizeof(name), "%s", (const char *)sqlite3_column_text(st, 3));
-			snprintf(detail, sizeof(detail), "%s", (const char *)sqlite3_column_text(st, 4));
+			db_column_text_copy(st, 3, name, sizeof(name));
+			db_column_text_copy(st, 4, detail, sizeof(detail));
 		} else if (x->signal != signal) {
 			alike = false;
 		}

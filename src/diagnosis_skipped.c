@@ -53,7 +53,7 @@ bool diag_skipped_call(struct diagnosis *d)
 	}
 	int rank = sqlite3_column_int(st, 0), peer = sqlite3_column_int(st, 4);
 	char op[32], later_pg[128], later_op[32];
-	snprintf(op, sizeof(op), "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+	db_column_text_copy(st, 3, op, sizeof(op));
 	snprintf(later_op, sizeof(later_op), "%s",
 		 sqlite3_column_text(st, 7) ? (const char *)sqlite3_column_text(st, 7) : "");
 	diag_pg_display(d, (const char *)sqlite3_column_text(st, 5), later_pg, sizeof(later_pg));

@@ -112,7 +112,7 @@ static void wait_look_up(struct diagnosis *d, struct blocked *b)
 	sqlite3_bind_text(w, 1, b->pg, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(w, 2, b->seq);
 	if (sqlite3_step(w) == SQLITE_ROW) {
-		snprintf(b->op, sizeof(b->op), "%s", sqlite3_column_text(w, 0) ? (const char *)sqlite3_column_text(w, 0) : "");
+		db_column_text_copy(w, 0, b->op, sizeof(b->op));
 		b->wait_ev = sqlite3_column_int64(w, 1);
 		b->wait_t = sqlite3_column_int64(w, 2);
 	}
@@ -191,7 +191,7 @@ static bool moved_on_query(struct diagnosis *d, const char *sql, int rank, const
 	sqlite3_bind_int64(st, 3, seq);
 	bool found = sqlite3_step(st) == SQLITE_ROW;
 	if (found) {
-		snprintf(m->pg, sizeof(m->pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		db_column_text_copy(st, 0, m->pg, sizeof(m->pg));
 		m->mine = sqlite3_column_int64(st, 1);
 		m->peer = sqlite3_column_int(st, 2);
 		m->peers = sqlite3_column_int64(st, 3);
@@ -550,9 +550,9 @@ static bool late_arrival(struct diagnosis *d)
 	}
 	int rank = sqlite3_column_int(st, 0);
 	char pg[128], op[sizeof(v->op)];
-	snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 1));
+	db_column_text_copy(st, 1, pg, sizeof(pg));
 	long seq = sqlite3_column_int64(st, 2);
-	snprintf(op, sizeof(op), "%s", sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+	db_column_text_copy(st, 3, op, sizeof(op));
 	int64_t t_made = sqlite3_column_int64(st, 4), t_out = sqlite3_column_int64(st, 5);
 	int waiter = sqlite3_column_int(st, 6);
 	int64_t made_ev = sqlite3_column_int64(st, 7);
@@ -578,7 +578,7 @@ static bool late_arrival(struct diagnosis *d)
 			one = false;
 		xgrow(&late, &cap, nlate + 1, sizeof(*late));
 		late[nlate].rank = r;
-		snprintf(late[nlate].pg, sizeof(late[nlate].pg), "%s", (const char *)sqlite3_column_text(st, 1));
+		db_column_text_copy(st, 1, late[nlate].pg, sizeof(late[nlate].pg));
 		nlate++;
 		ranks_late += new_rank;
 	}

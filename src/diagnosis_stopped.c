@@ -92,11 +92,11 @@ bool diag_cancelled(struct diagnosis *d)
 	}
 	int64_t ev = sqlite3_column_int64(st, 0), src = sqlite3_column_int64(st, 1), line = sqlite3_column_int64(st, 2);
 	char reason[64], at[32], job[64], host[128];
-	snprintf(reason, sizeof(reason), "%s", (const char *)sqlite3_column_text(st, 3));
-	snprintf(at, sizeof(at), "%s", sqlite3_column_text(st, 4) ? (const char *)sqlite3_column_text(st, 4) : "");
+	db_column_text_copy(st, 3, reason, sizeof(reason));
+	db_column_text_copy(st, 4, at, sizeof(at));
 	int64_t t = sqlite3_column_type(st, 5) == SQLITE_NULL ? T_NONE : sqlite3_column_int64(st, 5);
-	snprintf(job, sizeof(job), "%s", (const char *)sqlite3_column_text(st, 6));
-	snprintf(host, sizeof(host), "%s", (const char *)sqlite3_column_text(st, 7));
+	db_column_text_copy(st, 6, job, sizeof(job));
+	db_column_text_copy(st, 7, host, sizeof(host));
 	sqlite3_finalize(st);
 	const char *why = cancel_reason(reason);
 	if (!why) {

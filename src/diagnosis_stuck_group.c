@@ -66,9 +66,9 @@ bool diag_stuck_group(struct diagnosis *d)
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (found++)
 			break;
-		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		db_column_text_copy(st, 0, pg, sizeof(pg));
 		seq = sqlite3_column_int64(st, 1);
-		snprintf(op, sizeof(op), "%s", sqlite3_column_text(st, 2) ? (const char *)sqlite3_column_text(st, 2) : "");
+		db_column_text_copy(st, 2, op, sizeof(op));
 		members = sqlite3_column_int64(st, 3);
 		timeout_ev = sqlite3_column_int64(st, 4);
 	}

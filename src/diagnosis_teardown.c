@@ -42,10 +42,10 @@ bool diag_launcher_teardown(struct diagnosis *d)
 	char kind[48] = "", code[16] = "", local[16] = "", pid[24] = "";
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		ev = sqlite3_column_int64(st, 0);
-		snprintf(kind, sizeof(kind), "%s", (const char *)sqlite3_column_text(st, 1));
-		snprintf(code, sizeof(code), "%s", (const char *)sqlite3_column_text(st, 2));
-		snprintf(local, sizeof(local), "%s", (const char *)sqlite3_column_text(st, 3));
-		snprintf(pid, sizeof(pid), "%s", (const char *)sqlite3_column_text(st, 4));
+		db_column_text_copy(st, 1, kind, sizeof(kind));
+		db_column_text_copy(st, 2, code, sizeof(code));
+		db_column_text_copy(st, 3, local, sizeof(local));
+		db_column_text_copy(st, 4, pid, sizeof(pid));
 	}
 	sqlite3_finalize(st);
 	long kills = (long)q_int(d->db, 0, "SELECT count(*) FROM events WHERE kind = 'launcher_killing'");

@@ -104,7 +104,7 @@ bool hang_skipped_ahead(struct diagnosis *d, const char *le_sql, bool timed)
 		}
 		if (rank < 0) {
 			rank = r;
-			snprintf(ahead_pg, sizeof(ahead_pg), "%s", (const char *)sqlite3_column_text(st, 1));
+			db_column_text_copy(st, 1, ahead_pg, sizeof(ahead_pg));
 			ahead_le = (long)sqlite3_column_int64(st, 2);
 		}
 	}
@@ -278,7 +278,7 @@ static bool skipped_by_order(struct diagnosis *d, const char *le_sql)
 	int64_t peer_ev = 0, later_ev = 0;
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		rank = sqlite3_column_int(st, 0);
-		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 1));
+		db_column_text_copy(st, 1, pg, sizeof(pg));
 		seq = (long)sqlite3_column_int64(st, 2);
 		peer = sqlite3_column_int(st, 3);
 		peer_ev = sqlite3_column_int64(st, 4);
@@ -382,7 +382,7 @@ bool diag_silent_hang(struct diagnosis *d)
 	sqlite3_free(q);
 	long le = -1;
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		snprintf(pg, sizeof(pg), "%s", (const char *)sqlite3_column_text(st, 0));
+		db_column_text_copy(st, 0, pg, sizeof(pg));
 		le = (long)sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);

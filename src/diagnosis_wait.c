@@ -320,7 +320,7 @@ bool hang_predict(struct diagnosis *d, const char *pg, long seq, struct sig *exp
 		if (i < 0 || i >= HIST || known[i])
 			continue;
 		known[i] = true;
-		snprintf(hist[i].op, sizeof(hist[i].op), "%s", (const char *)sqlite3_column_text(st, 1));
+		db_column_text_copy(st, 1, hist[i].op, sizeof(hist[i].op));
 		hist[i].in = db_column_int_or(st, 2, -1);
 		hist[i].out = db_column_int_or(st, 3, -1);
 		hang_sig_dtype(&hist[i], st, 5);
@@ -351,7 +351,7 @@ bool hang_predict_from_later(struct diagnosis *d, const char *pg, long seq, stru
 		if (j < 0 || j >= PERIOD_SPAN)
 			continue;
 		known[j] = true;
-		snprintf(fut[j].op, sizeof(fut[j].op), "%s", (const char *)sqlite3_column_text(st, 1));
+		db_column_text_copy(st, 1, fut[j].op, sizeof(fut[j].op));
 		fut[j].in = db_column_int_or(st, 2, -1);
 		fut[j].out = db_column_int_or(st, 3, -1);
 		hang_sig_dtype(&fut[j], st, 4);
