@@ -244,6 +244,10 @@ bool diag_op_uncompared(const char *op);
 	"  AND NOT EXISTS (SELECT 1 FROM events WHERE kind = 'launcher_worker_failed')"                      \
 	"  AND (SELECT count(DISTINCT field(fields, 'pid')) FROM events WHERE kind = 'launcher_worker_ok') >=" \
 	"      max(1, (SELECT count(DISTINCT field(fields, 'pid')) FROM events WHERE kind = 'launcher_spawned'))"
+/* For the rules of lines that name no rank: declines (and says why) when
+ * a rank's process ended with a failure or the lines name a rank with a
+ * failure, which the rules that name ranks judge; false otherwise. */
+bool diag_declines_named_ranks(struct diagnosis *d);
 /* For a verdict that names no call: the group, sequence number and
  * operation the watchdogs timed out in (diagnosis_reported.c), said in its
  * summary. */

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "case_db.h"
-#include "failure_kinds.h"
 #include "knowledge.h"
 
 /* An error of the set-up, of lines of any rank or none; the most telling
@@ -93,16 +92,8 @@ bool diag_init_error_text(struct diagnosis *d)
 		v_decline(d, "a sticky CUDA error of the process's own work: the application's, not the set-up's");
 		return false;
 	}
-	/* ranks' own failures, or deaths: the rules that name ranks judge */
-	for (size_t i = 0; i < d->nranks; i++)
-		if (d->ranks[i].exited && d->ranks[i].exit_code != 0) {
-			v_decline(d, "rank %d's process ended with a failure: the rules of deaths judge", d->ranks[i].rank);
-			return false;
-		}
-	if (q_int(d->db, 0, "%s", "SELECT EXISTS (SELECT 1 FROM events WHERE rank IS NOT NULL AND kind IN " FAILURE_KINDS ")")) {
-		v_decline(d, "failures of ranks the lines name: the rules that name ranks judge");
+	if (diag_declines_named_ranks(d))
 		return false;
-	}
 	sqlite3_stmt *st = db_prepare(d->db, INIT_ERROR_SQL);
 	int64_t ev = 0;
 	char what[320] = "";

@@ -10,6 +10,7 @@
 
 #include "analysis_internal.h"
 #include "case_db.h"
+#include "failure_kinds.h"
 #include "timestamp.h"
 
 static sqlite3_stmt *vprep(sqlite3 *db, const char *fmt, va_list ap)
@@ -512,4 +513,18 @@ void fmt_rank_list(const int *ranks, size_t n, struct buf *out)
 		items++;
 		i = j + 1;
 	}
+}
+
+bool diag_declines_named_ranks(struct diagnosis *d)
+{
+	for (size_t i = 0; i < d->nranks; i++)
+		if (d->ranks[i].exited && d->ranks[i].exit_code != 0) {
+			v_decline(d, "rank %d's process ended with a failure: the rules that name ranks judge", d->ranks[i].rank);
+			return true;
+		}
+	if (q_int(d->db, 0, "%s", "SELECT EXISTS (SELECT 1 FROM events WHERE rank IS NOT NULL AND kind IN " FAILURE_KINDS ")")) {
+		v_decline(d, "failures of ranks the lines name: the rules that name ranks judge");
+		return true;
+	}
+	return false;
 }

@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "case_db.h"
-#include "failure_kinds.h"
 
 bool diag_launcher_teardown(struct diagnosis *d)
 {
@@ -23,16 +22,8 @@ bool diag_launcher_teardown(struct diagnosis *d)
 		v_decline(d, "the job said it ended well");
 		return false;
 	}
-	/* the rules that name ranks judge where the lines name any */
-	for (size_t i = 0; i < d->nranks; i++)
-		if ((d->ranks[i].exited && d->ranks[i].exit_code != 0) || d->ranks[i].first_error_t != T_NONE) {
-			v_decline(d, "rank %d's failure or death is in the logs: the rules that name ranks judge", d->ranks[i].rank);
-			return false;
-		}
-	if (q_int(d->db, 0, "%s", "SELECT EXISTS (SELECT 1 FROM events WHERE rank IS NOT NULL AND kind IN " FAILURE_KINDS ")")) {
-		v_decline(d, "failures of ranks the lines name: the rules that name ranks judge");
+	if (diag_declines_named_ranks(d))
 		return false;
-	}
 	sqlite3_stmt *st = db_prepare(d->db,
 		"SELECT event_id, kind, coalesce(field(fields, 'exitcode'), ''), coalesce(field(fields, 'local_rank'), ''),"
 		" coalesce(field(fields, 'pid'), '') FROM events WHERE (kind = 'torchrun_worker_failed'"
