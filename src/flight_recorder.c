@@ -480,52 +480,52 @@ static long group_ranks(const struct pk_value *v, int64_t *out, size_t cap)
 	return (long)n;
 }
 
+static int cmp_int64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 /* The dump's rank from its groups: a process has the configs of the groups
  * it is a member of, so the one rank every group lists is its own (-1 when
- * they leave more than one, or none). Counted per rank: linear in the
- * groups' sizes. */
+ * they leave more than one, or none). Each group's list read once, sorted,
+ * and merged with what the groups before it share. */
 static int rank_from_groups(const struct pk_value *cfg)
 {
 	enum { CAP = 65536 };
-	int64_t *cur = xmalloc(CAP * sizeof(*cur));
-	uint16_t *seen = NULL;  /* in how many groups each rank is listed */
-	int32_t *last = NULL;   /* the last group that counted it (a rank listed twice in one) */
-	long groups = 0;
-	/* the largest rank listed: the counters' size */
-	int64_t top = -1;
-	for (size_t i = 0; i < pk_len(cfg); i++) {
-		long n = group_ranks(pk_get(pk_item(cfg, i), "ranks"), cur, CAP);
-		for (long k = 0; k < n; k++)
-			if (cur[k] > top && cur[k] < CAP)
-				top = cur[k];
-	}
-	size_t size = (size_t)(top + 1);
-	for (size_t i = 0; top >= 0 && i < pk_len(cfg) && groups < UINT16_MAX; i++) {
+	int64_t *cur = xmalloc(CAP * sizeof(*cur)), *cand = NULL;
+	long ncand = -1; /* the ranks every group so far lists, sorted; -1: no group yet */
+	for (size_t i = 0; i < pk_len(cfg) && ncand != 0; i++) {
 		long n = group_ranks(pk_get(pk_item(cfg, i), "ranks"), cur, CAP);
 		if (n <= 0)
 			continue; /* unreadable, or "all ranks" left out */
-		if (!seen) {
-			seen = xcalloc(size, sizeof(*seen));
-			last = xmalloc(size * sizeof(*last));
-			memset(last, 0xff, size * sizeof(*last));
+		qsort(cur, (size_t)n, sizeof(*cur), cmp_int64);
+		if (ncand < 0) {
+			cand = xmalloc((size_t)n * sizeof(*cand));
+			ncand = 0;
+			for (long k = 0; k < n; k++)
+				if (!ncand || cand[ncand - 1] != cur[k])
+					cand[ncand++] = cur[k];
+			continue;
 		}
-		groups++;
-		for (long k = 0; k < n; k++)
-			if (cur[k] >= 0 && cur[k] <= top && last[cur[k]] != (int32_t)groups) {
-				last[cur[k]] = (int32_t)groups;
-				seen[cur[k]]++;
+		/* both sorted: one merge */
+		long a = 0, b = 0, kept = 0;
+		while (a < ncand && b < n) {
+			if (cand[a] < cur[b])
+				a++;
+			else if (cand[a] > cur[b])
+				b++;
+			else {
+				cand[kept++] = cand[a++];
+				b++;
 			}
-	}
-	int rank = -1, count = 0;
-	for (long r = 0; seen && r <= top; r++)
-		if (seen[r] == groups) {
-			rank = (int)r;
-			count++;
 		}
-	free(seen);
-	free(last);
+		ncand = kept;
+	}
+	int rank = ncand == 1 && cand[0] >= 0 && cand[0] <= INT32_MAX ? (int)cand[0] : -1;
+	free(cand);
 	free(cur);
-	return count == 1 ? rank : -1;
+	return rank;
 }
 
 /* Without an entry of a group, its local id (pg_status's key) has no name.
