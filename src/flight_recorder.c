@@ -499,7 +499,12 @@ static int rank_from_groups(const struct pk_value *cfg)
 		long n = group_ranks(pk_get(pk_item(cfg, i), "ranks"), cur, CAP);
 		if (n <= 0)
 			continue; /* unreadable, or "all ranks" left out */
-		qsort(cur, (size_t)n, sizeof(*cur), cmp_int64);
+		/* PyTorch writes them in order: sorted only where they are not */
+		for (long k = 1; k < n; k++)
+			if (cur[k] < cur[k - 1]) {
+				qsort(cur, (size_t)n, sizeof(*cur), cmp_int64);
+				break;
+			}
 		if (ncand < 0) {
 			cand = xmalloc((size_t)n * sizeof(*cand));
 			ncand = 0;

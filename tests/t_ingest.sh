@@ -207,13 +207,14 @@ check_eq "ingest/cut-line/verdict" "hang|1|ALLGATHER" "$(sql "$TMP/cut.db" "SELE
 
 # --- a flight-recorder dump without a rank field, named _dump_N ---
 # its rank is the one every group of its pg_config lists (2, not the 7 of its
-# name); its pg_status ids without entries pair with the groups' names
+# name; one list out of order); its pg_status ids without entries pair with
+# the groups' names
 mkdir -p "$TMP/dumpnamed"
 python3 - "$TMP/dumpnamed/_dump_7" <<'PY'
 import pickle, sys
 d = {"version": "2.9", "nccl_version": "2.27.3", "entries": [],
      "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1, 2, 3]"},
-                   "5": {"name": "5", "desc": "tp", "ranks": "[2, 3]"},
+                   "5": {"name": "5", "desc": "tp", "ranks": "[3, 2]"},
                    "9": {"name": "9", "desc": "dp", "ranks": "[0, 2]"}},
      "pg_status": {"0": {"last_enqueued_collective": 4, "last_started_collective": -1, "last_completed_collective": 4},
                    "1": {"last_enqueued_collective": 17, "last_started_collective": -1, "last_completed_collective": 17},
