@@ -243,6 +243,27 @@ static const char procs_sql[] =
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT s.host, field(e.fields, 'pid'), NULL, field(e.fields, 'local_rank'), 'torchrun exit line'\n"
 	"  FROM events e JOIN sources s USING(source_id) WHERE e.kind='torchrun_worker_failed';\n"
+	;
+
+/* One host under two names: a full name (torchrun's report and PALS print
+ * socket.getfqdn()'s x3006c0s1b0n0.hsn.cm.polaris.alcf.anl.gov) and the
+ * short one gethostname() gives NCCL's prefix (x3006c0s1b0n0). Where both
+ * occur, the short one stands for both. */
+static const char host_alias_sql[] =
+	"DROP TABLE IF EXISTS temp.host_alias;\n"
+	"CREATE TEMP TABLE host_alias(name TEXT PRIMARY KEY, short TEXT NOT NULL);\n"
+	"WITH h(name) AS (SELECT host FROM procs UNION SELECT host FROM sources UNION SELECT host FROM temp.event_keys)\n"
+	"INSERT OR IGNORE INTO host_alias SELECT f.name, s.name FROM h f JOIN h s\n"
+	"  ON s.name = substr(f.name, 1, instr(f.name, '.') - 1)\n"
+	"  WHERE instr(f.name, '.') > 1 AND s.name GLOB '*[a-zA-Z]*' ORDER BY f.name;\n";
+static const char host_alias_apply_sql[] =
+	"UPDATE procs SET host = (SELECT short FROM host_alias WHERE name = procs.host) WHERE host IN (SELECT name FROM host_alias);\n"
+	"UPDATE sources SET host = (SELECT short FROM host_alias WHERE name = sources.host) WHERE host IN (SELECT name FROM host_alias);\n"
+	"UPDATE temp.event_keys SET host = (SELECT short FROM host_alias WHERE name = event_keys.host)\n"
+	"  WHERE host IN (SELECT name FROM host_alias);\n"
+	"UPDATE events SET host = (SELECT short FROM host_alias WHERE name = events.host) WHERE host IN (SELECT name FROM host_alias);\n";
+
+static const char procs_complete_sql[] =
 	/* complete rows from each other: (host, local_rank) <-> rank, (host, pid) <-> rank
 	 * (indexed: a scan of procs per row grew with the square of the ranks;
 	 * the first match in rowid order, as that scan found it) */
@@ -330,7 +351,8 @@ static const char kinds_index_sql[] =
 	"CREATE INDEX IF NOT EXISTS attribution_kinds ON events(kind)\n"
 	"  WHERE kind = 'app_rank_identity' OR kind = 'torchrun_failure_host' OR kind = 'nccl_comm_init'\n"
 	"     OR kind = 'torchrun_worker_failed' OR kind = 'nccl_tests_device' OR kind = 'launcher_world_info'\n"
-	"     OR kind = 'lightning_dist_init' OR kind = 'app_rank_done' OR kind BETWEEN 'pg_' AND 'pg_~'";
+	"     OR kind = 'lightning_dist_init' OR kind = 'app_rank_done' OR kind = 'app_step'\n"
+	"     OR kind BETWEEN 'pg_' AND 'pg_~'";
 
 /* A line no wrapper names (no [rankN]: prefix, no task label, no per-rank
  * file) belongs to the rank its own message names: PyTorch's "[Rank N]" /
@@ -342,12 +364,12 @@ static const char message_rank_sql[] =
 	"  WHERE +rank IS NULL AND kind BETWEEN 'pg_' AND 'pg_~' AND field(fields, 'pg_rank') IS NOT NULL\n"
 	"    AND coalesce(field(fields, 'pg_id'), 0) = 0 AND coalesce(field(fields, 'pg_desc'), 'default_pg') = 'default_pg';\n"
 	"UPDATE events SET rank = CAST(field(fields, 'rank') AS INTEGER)\n"
-	"  WHERE rank IS NULL AND kind = 'app_rank_done' AND field(fields, 'rank') IS NOT NULL;\n"
+	"  WHERE rank IS NULL AND (kind = 'app_rank_done' OR kind = 'app_step') AND field(fields, 'rank') IS NOT NULL;\n"
 	"INSERT OR IGNORE INTO ranks(rank, evidence)\n"
 	"  SELECT DISTINCT rank, 'rank named in the message' FROM events\n"
 	"  WHERE kind BETWEEN 'pg_' AND 'pg_~' AND rank IS NOT NULL\n"
 	"  UNION SELECT DISTINCT rank, 'rank named in the message' FROM events\n"
-	"  WHERE kind = 'app_rank_done' AND rank IS NOT NULL ORDER BY 1;\n";
+	"  WHERE (kind = 'app_rank_done' OR kind = 'app_step') AND rank IS NOT NULL ORDER BY 1;\n";
 
 void attribution_run(sqlite3 *db)
 {
@@ -357,6 +379,11 @@ void attribution_run(sqlite3 *db)
 	db_exec(db, kinds_index_sql);
 	resolve_source_hosts(db);
 	db_exec(db, procs_sql);
+	db_exec(db, host_alias_sql);
+	if (db_int(db, "SELECT count(*) FROM temp.host_alias", 0) > 0)
+		db_exec(db, host_alias_apply_sql);
+	db_exec(db, "DROP TABLE temp.host_alias");
+	db_exec(db, procs_complete_sql);
 	db_exec(db, ranks_sql);
 	db_exec(db, fill_sql);
 	db_exec(db, message_rank_sql);

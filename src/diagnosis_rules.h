@@ -32,6 +32,8 @@ enum diag_family {
 #define DIAG_RULES(RULE)                                                                                      \
 	RULE(stopped, DIAG_CRASH, diag_stopped, "events rank_status",                                           \
 	     "the whole job was stopped from outside while every rank ran")                                     \
+	RULE(steps_behind, DIAG_CRASH, diag_steps_behind, "events",                                             \
+	     "a time limit after a few ranks stopped printing steps: they hung first")                           \
 	RULE(cancelled, DIAG_CRASH, diag_cancelled, "events rank_status",                                       \
 	     "the scheduler cancelled the job (time limit, preemption, scancel) before anything failed")        \
 	RULE(hardware, DIAG_CRASH, diag_hardware, "sysmsgs rank_status",                                        \

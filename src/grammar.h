@@ -90,6 +90,9 @@ unsigned grammar_costly_steps(const struct grammar *g);
 size_t grammar_rule_count(const struct grammar *g);
 const struct rule *grammar_rule(const struct grammar *g, size_t i);
 const char *rule_name(const struct rule *r);
+/* The kind of the events it writes: its name unless an `event` line says another
+ * (several rules of different families may write one kind). */
+const char *rule_event_kind(const struct rule *r);
 const char *rule_class(const struct rule *r);
 const char *rule_file(const struct rule *r);
 /* > 0 when only the last N matches per stream are kept as events (the

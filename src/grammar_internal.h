@@ -19,6 +19,7 @@ struct rule_regex {
 
 struct rule {
 	char *name;
+	char *event_kind;  /* the kind of its events (`event KIND`); NULL: its name */
 	char *file;
 	int line_no;        /* where "rule" was written */
 	size_t index;       /* load order */

@@ -41,6 +41,7 @@ static void rule_free(struct rule *r)
 	}
 	free(r->samples);
 	free(r->name);
+	free(r->event_kind);
 	free(r->file);
 	free(r->class_name);
 	free(r->keep_per);
@@ -282,6 +283,13 @@ int grammar_load_file(struct grammar *g, const char *path, struct errbuf *err)
 			cur->keep = n;
 			free(cur->keep_per);
 			cur->keep_per = per[0] ? xstrdup(per) : NULL;
+		} else if (strcmp(key, "event") == 0) {
+			if (!val[0] || strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(val)) {
+				rc = errbuf_set(err, "%s:%d: event wants a kind of [a-z0-9_], got '%s'", path, line_no, val);
+				break;
+			}
+			free(cur->event_kind);
+			cur->event_kind = xstrdup(val);
 		} else if (strcmp(key, "starts") == 0) {
 			free(cur->starts);
 			cur->starts = xstrdup(val);
@@ -434,6 +442,11 @@ const struct rule *grammar_rule(const struct grammar *g, size_t i)
 const char *rule_name(const struct rule *r)
 {
 	return r->name;
+}
+
+const char *rule_event_kind(const struct rule *r)
+{
+	return r->event_kind ? r->event_kind : r->name;
 }
 
 const char *rule_class(const struct rule *r)

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,7 @@ struct kept {
 struct tail {
 	const struct rule *rule;
 	long pid;
+	int rank;       /* the line's own rank (a task label, a [rankN]: prefix), -1 none */
 	char key[64];
 	long count;     /* matches so far: the ordinal of the next one minus one */
 	int cap, head, n;
@@ -417,13 +419,14 @@ static void write_event(struct member_ctx *m, const struct event_rec *e)
 
 /* ---- `keep N` rules: only the last N matches of a stream become events ---- */
 
-static struct tail *tail_for(struct member_ctx *m, const struct rule *r, long pid, const char *key, size_t klen)
+static struct tail *tail_for(struct member_ctx *m, const struct rule *r, long pid, int rank, const char *key,
+			     size_t klen)
 {
 	if (klen >= sizeof(m->tails[0].key))
 		klen = sizeof(m->tails[0].key) - 1;
 	for (size_t i = 0; i < m->ntails; i++) {
 		struct tail *t = &m->tails[i];
-		if (t->rule == r && t->pid == pid && strlen(t->key) == klen && memcmp(t->key, key, klen) == 0)
+		if (t->rule == r && t->pid == pid && t->rank == rank && strlen(t->key) == klen && memcmp(t->key, key, klen) == 0)
 			return t;
 	}
 	xgrow(&m->tails, &m->tails_cap, m->ntails + 1, sizeof(*m->tails));
@@ -431,6 +434,7 @@ static struct tail *tail_for(struct member_ctx *m, const struct rule *r, long pi
 	memset(t, 0, sizeof(*t));
 	t->rule = r;
 	t->pid = pid;
+	t->rank = rank;
 	memcpy(t->key, key, klen);
 	t->key[klen] = '\0';
 	t->cap = rule_keep(r, NULL);
@@ -1079,7 +1083,7 @@ static void emit_match(struct member_ctx *m, const struct line_parts *lp, const 
 {
 	struct event_rec e = {
 		.line_no = line_no,
-		.kind = rule_name(gm->rule),
+		.kind = rule_event_kind(gm->rule),
 		.class_name = rule_class(gm->rule),
 		.host = lp->host,
 		.host_len = lp->host_len,
@@ -1099,12 +1103,21 @@ static void emit_match(struct member_ctx *m, const struct line_parts *lp, const 
 	if (rule_keep(gm->rule, &per) > 0) {
 		const char *key = "";
 		size_t klen = 0;
-		for (int i = 0; per && i < gm->nfields; i++)
-			if (strcmp(gm->fields[i].name, per) == 0) {
+		/* a stream is one process: its pid, its rank (the line's label or
+		 * prefix, else the rank its message names) */
+		int rank = meta->rank;
+		for (int i = 0; i < gm->nfields; i++) {
+			if (per && strcmp(gm->fields[i].name, per) == 0) {
 				key = gm->fields[i].value;
 				klen = gm->fields[i].len;
 			}
-		tail_push(m, tail_for(m, gm->rule, lp->pid, key, klen), &e, gm, lp->msg, lp->msg_len);
+			const char *v = gm->fields[i].value;
+			long r;
+			if (rank < 0 && strcmp(gm->fields[i].name, "rank") == 0 &&
+			    parse_long(&v, v + gm->fields[i].len, &r) && r >= 0 && r <= INT_MAX)
+				rank = (int)r;
+		}
+		tail_push(m, tail_for(m, gm->rule, lp->pid, rank, key, klen), &e, gm, lp->msg, lp->msg_len);
 	} else {
 		fields_json(&m->in->json, gm);
 		e.fields_json = m->in->json.data;

@@ -264,3 +264,39 @@ wrapped="$TMP/wrapped.log"
 check_eq "ingest/wrapped/timeout" "1|1363596|BROADCAST|3" \
 	"$(sql "$TMP/wrapped.db" "SELECT rank || '|' || field(fields, 'seq') || '|' || field(fields, 'op') || '|' || line_no FROM events WHERE kind = 'pg_watchdog_timeout'")"
 check_eq "ingest/wrapped/lines" 3 "$(sql "$TMP/wrapped.db" "SELECT count(*) FROM lines")"
+
+# --- one host under two names: NCCL's short one, torchrun's report's FQDN ---
+fqdn="$TMP/fqdn.log"
+{
+	echo 'node1:4242:4242 [0] NCCL INFO comm 0x55d0 rank 0 nranks 2 cudaDev 0 busId 1000 - Init COMPLETE'
+	echo 'node1:4243:4243 [1] NCCL INFO comm 0x55d1 rank 1 nranks 2 cudaDev 1 busId 2000 - Init COMPLETE'
+	echo 'Root Cause (first observed failure):'
+	echo '[0]:'
+	echo '  time      : 2024-05-01_10:00:00'
+	echo '  host      : node1.cluster.example.org'
+	echo '  rank      : 1 (local_rank: 1)'
+	echo '  exitcode  : -11 (pid: 4243)'
+	echo '  error_file: <N/A>'
+	echo '  traceback : Signal 11 (SIGSEGV) received by PID 4243'
+} > "$fqdn"
+"$NF_BIN" ingest "$fqdn" -o "$TMP/fqdn.db" -q --force > /dev/null
+check_eq "ingest/fqdn/one-host" "node1" "$(sql "$TMP/fqdn.db" "SELECT DISTINCT host FROM procs" | paste -sd'|')"
+check_eq "ingest/fqdn/ranks" "0 node1 4242|1 node1 4243" \
+	"$(sql "$TMP/fqdn.db" "SELECT rank || ' ' || host || ' ' || pid FROM ranks ORDER BY rank" | paste -sd'|')"
+
+# --- progress printed under srun -l's labels: one stream a rank ---
+steps="$TMP/steps.log"
+{
+	for s in 1 2 3; do
+		for r in 0 1 2 3; do
+			[ "$s" = 3 ] && [ "$r" = 2 ] && continue
+			echo " $r: RANK $r: running step $s/10"
+		done
+	done
+	echo 'slurmstepd: error: *** JOB 77 ON nodeA CANCELLED AT 2024-05-01T10:00:00 DUE TO TIME LIMIT ***'
+} > "$steps"
+"$NF_BIN" ingest "$steps" -o "$TMP/steps.db" -q --force > /dev/null
+check_eq "ingest/steps/per-rank-count" "0 3|1 3|2 2|3 3" \
+	"$(sql "$TMP/steps.db" "SELECT rank || ' ' || max(field(fields, 'n')) FROM events WHERE kind = 'app_step' GROUP BY rank ORDER BY rank" | paste -sd'|')"
+check_eq "ingest/steps/verdict" "hang rank_stalled [2]" \
+	"$(sql "$TMP/steps.db" "SELECT outcome || ' ' || cause || ' ' || culprit_ranks FROM verdict")"
