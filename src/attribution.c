@@ -227,6 +227,11 @@ static const char procs_sql[] =
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
 	"  SELECT DISTINCT s.host, NULL, field(e.fields, 'rank'), NULL, 'Lightning rank line'\n"
 	"  FROM events e LEFT JOIN sources s USING(source_id) WHERE e.kind = 'lightning_dist_init';\n"
+	/* slurmstepd writes its cancel line ("*** STEP N ON HOST CANCELLED ...")
+	 * to the tasks of its own node: under a task label, HOST is that task's */
+	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
+	"  SELECT DISTINCT field(fields, 'host'), NULL, rank, NULL, 'Slurm cancel line under a task label'\n"
+	"  FROM events WHERE kind = 'slurm_cancelled' AND rank IS NOT NULL AND field(fields, 'host') IS NOT NULL;\n"
 	/* NCCL lines under a launcher's task label (srun -l): the label's rank
 	 * is the process's of that host and pid */
 	"INSERT INTO procs(host, pid, rank, local_rank, evidence)\n"
@@ -351,7 +356,7 @@ static const char kinds_index_sql[] =
 	"CREATE INDEX IF NOT EXISTS attribution_kinds ON events(kind)\n"
 	"  WHERE kind = 'app_rank_identity' OR kind = 'torchrun_failure_host' OR kind = 'nccl_comm_init'\n"
 	"     OR kind = 'torchrun_worker_failed' OR kind = 'nccl_tests_device' OR kind = 'launcher_world_info'\n"
-	"     OR kind = 'lightning_dist_init' OR kind = 'app_rank_done' OR kind = 'app_step'\n"
+	"     OR kind = 'lightning_dist_init' OR kind = 'app_rank_done' OR kind = 'app_step' OR kind = 'slurm_cancelled'\n"
 	"     OR kind BETWEEN 'pg_' AND 'pg_~'";
 
 /* A line no wrapper names (no [rankN]: prefix, no task label, no per-rank

@@ -38,6 +38,7 @@ struct rule {
 	size_t nsamples, samples_cap;
 	long limit_hits;    /* matches that gave up at a PCRE2 limit */
 	long costly;        /* matches over the costly_steps budget */
+	long tries, hits;   /* regex runs and matches (NCCLFORENSIC_PROFILE_RULES) */
 	bool disabled;      /* gave up or cost too often: no longer tried */
 };
 

@@ -292,6 +292,8 @@ bool grammar_match(const struct grammar *g_const, const struct line_parts *lp, s
 			long hits = g->limit_hits;
 			bool costly;
 			bool ok = regex_match(g, &r->regex[k], msg, n, m, &costly);
+			((struct rule *)r)->tries++;
+			((struct rule *)r)->hits += ok;
 			if (costly) {
 				struct rule *rw = (struct rule *)r;
 				g->costly_lines++;

@@ -28,6 +28,10 @@ wild, out = sys.argv[1], sys.argv[2]
 def lead(s):
     m = re.match(r"\s*(\d+)", str(s or ""))
     return int(m.group(1)) if m else None
+def named(s):
+    # "8 nodes (only nid001044 named, ...)": the hosts a log can name
+    m = re.search(r"only ([\w.,\- ]+?) named", str(s or ""))
+    return len(re.split(r"\s*(?:,|\band\b)\s*", m.group(1).strip())) if m else lead(s)
 for case in sorted(os.listdir(wild)):
     meta_p = os.path.join(wild, case, "meta.json")
     det_p = os.path.join(out, case + ".detail.json")
@@ -46,7 +50,7 @@ for case in sorted(os.listdir(wild)):
         print(case, "bootstrap-if", "got=none")
     if exp.get("transport") and not d.get("transports"):
         print(case, "transport", "got=none")
-    want_r, want_h = lead(meta.get("ranks_visible")), lead(meta.get("hosts_visible"))
+    want_r, want_h = lead(meta.get("ranks_visible")), named(meta.get("hosts_visible"))
     got_r, got_h = len(d.get("ranks") or []), len(d.get("hosts") or [])
     if want_r is not None and got_r != want_r:
         print(case, "ranks", f"got={got_r} want={want_r}")
