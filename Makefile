@@ -9,20 +9,38 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # CFLAGS is yours (optimisation, sanitizers); NF_CFLAGS is what the code needs.
 CFLAGS ?= -O2 -g
 NF_CFLAGS := -std=c11 -Wall -Wextra -D_GNU_SOURCE $(PKG_CFLAGS) \
-	-DNF_GRAMMAR_INSTALL_DIR='"$(PREFIX)/share/ncclforensic/grammars"'
+	-DNF_GRAMMAR_INSTALL_DIR='"$(PREFIX)/share/ncclforensic/grammars"' \
+	-DNF_EXT_INSTALL_PATH='"$(PREFIX)/lib/ncclforensic/ncclforensic.so"'
 LDLIBS += $(PKG_LIBS) -lpthread -lm
 
 BUILD ?= build
-SRCS := $(sort $(wildcard src/*.c))
+# sqlite_ext.c is the SQLite extension's entry point, not the binary's
+SRCS := $(filter-out src/sqlite_ext.c,$(sort $(wildcard src/*.c)))
 OBJS := $(SRCS:src/%.c=$(BUILD)/%.o)
 BIN ?= ncclforensic
+# the SQLite extension: the `lines` table and the SQL functions for any
+# client (sqlite3, Python, DB Browser, Datasette), from the binary's own
+# sources compiled again with -fPIC and src/sqlite_ext_api.h forced in (their
+# sqlite3_* calls go through the client's API table; --no-undefined makes a
+# call that bypasses it a link error)
+EXT ?= $(BUILD)/ncclforensic.so
+EXT_SRCS := sqlite_ext lines_vtab sql_functions line_dicts line_store timestamp util json_field line_prefix escape
+EXT_OBJS := $(EXT_SRCS:%=$(BUILD)/ext/%.o)
+EXT_LIBS := $(shell pkg-config --libs libpcre2-8 libzstd 2>/dev/null) -lm
 
 .PHONY: all run test check-asan deps deps-test clean bench fuzz fuzz-build install uninstall
 
-all: $(BIN)
+all: $(BIN) $(EXT)
 
 $(BIN): $(OBJS)
 	$(CC) $(NF_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $(OBJS) $(LDLIBS)
+
+$(EXT): $(EXT_OBJS)
+	$(CC) -shared $(CFLAGS) $(LDFLAGS) -Wl,--no-undefined -o $@ $(EXT_OBJS) $(EXT_LIBS)
+
+$(BUILD)/ext/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(NF_CFLAGS) $(CFLAGS) -fPIC -include src/sqlite_ext_api.h -MMD -c -o $@ $<
 
 $(BUILD)/%.o: src/%.c $(wildcard src/*.h) | $(BUILD)
 	$(CC) $(NF_CFLAGS) $(CFLAGS) -MMD -c -o $@ $<
@@ -38,12 +56,12 @@ deps-test:
 	@sh contrib/install-deps.sh --test
 
 run: deps
-	@$(MAKE) --no-print-directory $(BIN)
+	@$(MAKE) --no-print-directory $(BIN) $(EXT)
 	./$(BIN) ingest testdata/corpus/stall.tar.gz -o $(BUILD)/sample.db
-	./$(BIN) report $(BUILD)/sample.db --format text
+	@echo "next: ./$(BIN) report $(BUILD)/sample.db --format text (the report), ./$(BIN) tui $(BUILD)/sample.db (the timeline)"
 
 test: deps-test
-	@$(MAKE) --no-print-directory $(BIN)
+	@$(MAKE) --no-print-directory $(BIN) $(EXT)
 	@sh tests/run.sh
 
 # the scale benchmark: synthesizes 64 / 1,024 / 4,096-rank jobs from big and
@@ -77,7 +95,7 @@ check-asan:
 screenshot:
 	@$(MAKE) --no-print-directory $(BIN)
 	./$(BIN) ingest testdata/corpus/stall.tar.gz -o $(BUILD)/report-example.db -q || test -f $(BUILD)/report-example.db
-	./$(BIN) sql $(BUILD)/report-example.db "$$(cat tests/fixtures/report_common.sql tests/fixtures/report_stall.sql)" > /dev/null
+	./$(BIN) sql --write $(BUILD)/report-example.db "$$(cat tests/fixtures/report_common.sql tests/fixtures/report_stall.sql)" > /dev/null
 	./$(BIN) report $(BUILD)/report-example.db --format html -o $(BUILD)/report-example.html
 	d=$$(mktemp -d) && chromium --headless --no-sandbox --disable-gpu --disable-background-networking \
 		--disable-component-update --disable-sync --no-first-run --user-data-dir=$$d --hide-scrollbars \
@@ -154,16 +172,18 @@ fuzz: $(FUZZERS:%=fuzz-run-%)
 # (same variables) removes them.
 BINDIR ?= $(PREFIX)/bin
 NFDATADIR ?= $(PREFIX)/share/ncclforensic
+NFLIBDIR ?= $(PREFIX)/lib/ncclforensic
 MANDIR ?= $(PREFIX)/share/man/man1
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
 INSTALL ?= install
 INSTALL_CONTRIB := contrib/collect-logs.sh contrib/slurm-epilog.sh
 
-install: $(BIN)
-	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(NFDATADIR)/grammars $(DESTDIR)$(NFDATADIR)/contrib \
+install: $(BIN) $(EXT)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(NFLIBDIR) $(DESTDIR)$(NFDATADIR)/grammars $(DESTDIR)$(NFDATADIR)/contrib \
 		$(DESTDIR)$(NFDATADIR)/lnav $(DESTDIR)$(MANDIR) $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	$(INSTALL) -m 755 $(BIN) $(DESTDIR)$(BINDIR)/ncclforensic
+	$(INSTALL) -m 644 $(EXT) $(DESTDIR)$(NFLIBDIR)/ncclforensic.so
 	@# rules of an older version (renamed files) must not stay: they would clash
 	rm -f $(DESTDIR)$(NFDATADIR)/grammars/*.rules
 	$(INSTALL) -m 644 grammars/*.rules $(DESTDIR)$(NFDATADIR)/grammars/
@@ -179,6 +199,8 @@ install: $(BIN)
 	$(INSTALL) -m 644 contrib/lnav/ncclforensic.json $(DESTDIR)$(NFDATADIR)/lnav/
 
 uninstall:
+	rm -f $(DESTDIR)$(NFLIBDIR)/ncclforensic.so
+	rmdir $(DESTDIR)$(NFLIBDIR) 2>/dev/null || :
 	rm -f $(DESTDIR)$(BINDIR)/ncclforensic $(DESTDIR)$(MANDIR)/ncclforensic.1 \
 		$(DESTDIR)$(BASHCOMPDIR)/ncclforensic $(DESTDIR)$(ZSHCOMPDIR)/_ncclforensic
 	rm -f $(DESTDIR)$(NFDATADIR)/grammars/*.rules $(DESTDIR)$(NFDATADIR)/data/* \
@@ -186,4 +208,4 @@ uninstall:
 	@for d in grammars data contrib lnav; do rmdir "$(DESTDIR)$(NFDATADIR)/$$d" 2>/dev/null || :; done; \
 		rmdir "$(DESTDIR)$(NFDATADIR)" 2>/dev/null || :
 
--include $(OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(EXT_OBJS:.o=.d)

@@ -55,6 +55,8 @@ timed() {
 		W=timeout C=- R=-
 		return
 	fi
+	# the fields of time's last line, split on purpose
+	# shellcheck disable=SC2046
 	set -- $(tail -n 1 "$DIR/time.txt")
 	W=$1
 	C=$(echo "$2 $3" | awk '{printf "%.2f", $1 + $2}')

@@ -15,7 +15,7 @@ _ncclforensic_options()
 		--max-member-bytes --max-ratio --max-depth --help" ;;
 	analyze) echo "-q --quiet --explain --rules-only --reattribute --help" ;;
 	report) echo "-f --format -o --output --redact --width --help" ;;
-	sql) echo "--tsv --csv --json --header --help" ;;
+	sql) echo "--tsv --csv --json --header --write --help" ;;
 	tui) echo "--ascii --no-color --script --dump-screen --size --timing --help" ;;
 	view) echo "-q --quiet --grammar-dir --ascii --no-color --script --dump-screen --size --timing --help" ;;
 	grammar) echo "--grammar-dir --help" ;;

@@ -1,6 +1,7 @@
 /* cmd_analyze.c: `ncclforensic analyze CASE.db`: re-runs the analyses on an
  * existing case and prints the verdict (--reattribute: the attribution of
  * sources and events to hosts and ranks too). */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "escape.h"
 #include "attribution.h"
 #include "case_db.h"
+#include "cmd_options.h"
 #include "commands.h"
 #include "util.h"
 #include "verdict_print.h"
@@ -46,43 +48,51 @@ static void explain(sqlite3 *db, FILE *out)
 	buf_free(&b);
 }
 
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--rules-only] [--reattribute]\n"
+		     "  re-runs every analysis, replacing the verdict, findings and derived tables,\n"
+		     "  and prints the verdict\n"
+		     "  -q, --quiet      print nothing\n"
+		     "  --explain        then every rule of the diagnosis in order: decided, declined\n"
+		     "                   (and why), not tried or not reached, with the rows of the\n"
+		     "                   tables it reasons on\n"
+		     "  --rules-only     run the diagnosis alone, on the tables as they are (after\n"
+		     "                   editing rank_status, collectives ... by hand: what if)\n"
+		     "  --reattribute    also redo the attribution of sources and events to hosts\n"
+		     "                   and ranks (ingest did it; needed after editing them by hand)\n");
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	const char *path = NULL;
 	bool quiet = false, reattribute = false, explaining = false, rules_only = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			printf("usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--rules-only] [--reattribute]\n"
-			       "  re-runs every analysis, replacing the verdict, findings and derived tables,\n"
-			       "  and prints the verdict\n"
-			       "  -q, --quiet      print nothing\n"
-			       "  --explain        then every rule of the diagnosis in order: decided, declined\n"
-			       "                   (and why), not tried or not reached, with the rows of the\n"
-			       "                   tables it reasons on\n"
-			       "  --rules-only     run the diagnosis alone, on the tables as they are (after\n"
-			       "                   editing rank_status, collectives ... by hand: what if)\n"
-			       "  --reattribute    also redo the attribution of sources and events to hosts\n"
-			       "                   and ranks (ingest did it; needed after editing them by hand)\n");
-			return NF_EXIT_OK;
-		} else if (strcmp(argv[i], "-q") == 0 || strcmp(argv[i], "--quiet") == 0) {
-			quiet = true;
-		} else if (strcmp(argv[i], "--explain") == 0) {
-			explaining = true;
-		} else if (strcmp(argv[i], "--rules-only") == 0) {
-			rules_only = true;
-		} else if (strcmp(argv[i], "--reattribute") == 0) {
-			reattribute = true;
-		} else if (!path && argv[i][0] != '-') {
-			path = argv[i];
-		} else {
-			fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--rules-only] [--reattribute]\n");
-			return NF_EXIT_USAGE;
+	static const struct option opts[] = {
+		{"quiet", no_argument, NULL, 'q'},        {"explain", no_argument, NULL, 'e'},
+		{"rules-only", no_argument, NULL, 'r'},   {"reattribute", no_argument, NULL, 'a'},
+		{"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	char **av;
+	argc = cmd_order_args(argc, argv, "qhV", opts, &av);
+	argv = av;
+	cmd_getopt_begin();
+	while ((c = getopt_long(argc, argv, "+:qhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'q': quiet = true; break;
+		case 'e': explaining = true; break;
+		case 'r': rules_only = true; break;
+		case 'a': reattribute = true; break;
+		case 'h': usage(stdout); return NF_EXIT_OK;
+		case 'V': return cmd_version();
+		default: return cmd_option_error("analyze", c, argv);
 		}
 	}
-	if (!path) {
-		fprintf(stderr, "usage: " NF_PROG " analyze CASE.db [-q] [--explain] [--rules-only] [--reattribute]\n");
-		return NF_EXIT_USAGE;
-	}
+	if (argc - optind != 1)
+		return cmd_args_error("analyze", optind >= argc ? "the case to analyse (CASE.db)" : NULL,
+				      argv + optind + 1, argc - optind - 1);
+	path = argv[optind];
 	sqlite3 *db = case_open_or_say(path, false);
 	if (!db)
 		return NF_EXIT_NOTHING;

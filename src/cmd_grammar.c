@@ -1,7 +1,9 @@
 /* cmd_grammar.c: `ncclforensic grammar test|list`. */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd_options.h"
 #include "commands.h"
 #include "grammar.h"
 #include "util.h"
@@ -18,21 +20,38 @@ int cmd_grammar(int argc, char **argv)
 	const char *dirs[64];
 	size_t ndirs = 0;
 	const char *action = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--grammar-dir") == 0 && i + 1 < argc && ndirs < ARRAY_LEN(dirs)) {
-			dirs[ndirs++] = argv[++i];
-		} else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
-			return NF_EXIT_OK;
-		} else if (!action && argv[i][0] != '-') {
-			action = argv[i];
-		} else {
-			usage(stderr);
-			return NF_EXIT_USAGE;
+	static const struct option opts[] = {
+		{"grammar-dir", required_argument, NULL, 'g'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	char **av;
+	argc = cmd_order_args(argc, argv, "hV", opts, &av);
+	argv = av;
+	cmd_getopt_begin();
+	int c;
+	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'g':
+			if (ndirs == ARRAY_LEN(dirs)) {
+				diag_error("grammar: more than %zu --grammar-dir", ARRAY_LEN(dirs));
+				return NF_EXIT_USAGE;
+			}
+			dirs[ndirs++] = optarg;
+			break;
+		case 'h': usage(stdout); return NF_EXIT_OK;
+		case 'V': return cmd_version();
+		default: return cmd_option_error("grammar", c, argv);
 		}
 	}
-	if (!action) {
-		usage(stderr);
+	if (argc - optind != 1)
+		return cmd_args_error("grammar", optind >= argc ? "what to do (test or list)" : NULL, argv + optind + 1,
+				      argc - optind - 1);
+	action = argv[optind];
+	if (strcmp(action, "test") != 0 && strcmp(action, "list") != 0) {
+		diag_error("grammar: unknown action '%s' (test or list)", action);
+		fprintf(stderr, "try '" NF_PROG " grammar --help'\n");
 		return NF_EXIT_USAGE;
 	}
 	struct grammar *g = grammar_new();

@@ -1,4 +1,8 @@
 /* cmd_ingest.c: `ncclforensic ingest INPUT [-o CASE.db]`. */
+#include <getopt.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +10,7 @@
 #include <unistd.h>
 
 #include "case_db.h"
+#include "cmd_options.h"
 #include "commands.h"
 #include "ingest.h"
 #include "util.h"
@@ -15,7 +20,8 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 		"usage: " NF_PROG " ingest INPUT [-o CASE.db] [options]\n"
-		"  INPUT                 a job's logs: .tar, .tar.gz/.zst/.xz, .zip, a directory or a single file\n"
+		"  INPUT                 a job's logs: .tar, .tar.gz/.zst/.xz, .zip, a directory or a single file;\n"
+		"                        - reads standard input (an archive or a log; then -o is needed)\n"
 		"  -o, --output FILE     the case database (default: INPUT's name with .db, next to it)\n"
 		"  -q, --quiet           no progress line, no summary; errors still go to stderr\n"
 		"  --force               replace CASE.db even when it is not a case\n"
@@ -117,6 +123,58 @@ static bool parse_size(const char *s, uint64_t *out)
 	return true;
 }
 
+/* Standard input into TMPDIR/ncclforensic-stdin-XXXXXX/stdin; its path, or
+ * NULL having said why. */
+static char *spool_stdin(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *dir = xasprintf("%s/" NF_PROG "-stdin-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		diag_error("ingest -: cannot make a temporary directory %s: %s", dir, strerror(errno));
+		free(dir);
+		return NULL;
+	}
+	char *path = xasprintf("%s/stdin", dir);
+	free(dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	bool ok = fd >= 0;
+	char buf[1 << 16];
+	ssize_t n;
+	while (ok && (n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ok = false;
+			break;
+		}
+		for (ssize_t off = 0; ok && off < n;) {
+			ssize_t w = write(fd, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			ok = w > 0;
+			off += w > 0 ? w : 0;
+		}
+	}
+	if (fd >= 0 && close(fd) != 0)
+		ok = false;
+	if (!ok) {
+		diag_error("ingest -: cannot keep standard input in %s: %s", path, strerror(errno));
+		unlink(path);
+		*strrchr(path, '/') = '\0';
+		rmdir(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+	diag_error("ingest: %s '%s': wants %s", opt, val, want);
+	fprintf(stderr, "try '" NF_PROG " ingest --help'\n");
+	return NF_EXIT_USAGE;
+}
+
 int cmd_ingest(int argc, char **argv)
 {
 	struct ingest_opts o;
@@ -126,60 +184,108 @@ int cmd_ingest(int argc, char **argv)
 	size_t ndirs = 0;
 	char *output = NULL;
 	bool force = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+	static const struct option opts[] = {
+		{"output", required_argument, NULL, 'o'},        {"quiet", no_argument, NULL, 'q'},
+		{"force", no_argument, NULL, 'F'},               {"no-analyze", no_argument, NULL, 'N'},
+		{"grammar-dir", required_argument, NULL, 'g'},   {"max-line", required_argument, NULL, 'L'},
+		{"max-total-bytes", required_argument, NULL, 'T'}, {"max-member-bytes", required_argument, NULL, 'M'},
+		{"max-ratio", required_argument, NULL, 'R'},     {"max-depth", required_argument, NULL, 'D'},
+		{"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	char **av;
+	argc = cmd_order_args(argc, argv, "o:qhV", opts, &av);
+	argv = av;
+	cmd_getopt_begin();
+	int c;
+	while ((c = getopt_long(argc, argv, "+:o:qhV", opts, NULL)) != -1) {
 		uint64_t n;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout);
-			return NF_EXIT_OK;
-		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
-			output = xstrdup(val);
-			i++;
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			o.quiet = true;
-		} else if (strcmp(a, "--force") == 0) {
-			force = true;
-		} else if (strcmp(a, "--no-analyze") == 0) {
-			o.analyze = false;
-		} else if (strcmp(a, "--grammar-dir") == 0 && val && ndirs < ARRAY_LEN(dirs)) {
-			dirs[ndirs++] = val;
-			i++;
-		} else if (strcmp(a, "--max-line") == 0 && val && parse_size(val, &n) && n > 0) {
+		char *end;
+		switch (c) {
+		case 'o':
+			free(output);
+			output = xstrdup(optarg);
+			break;
+		case 'q': o.quiet = true; break;
+		case 'F': force = true; break;
+		case 'N': o.analyze = false; break;
+		case 'g':
+			if (ndirs == ARRAY_LEN(dirs)) {
+				diag_error("ingest: more than %zu --grammar-dir", ARRAY_LEN(dirs));
+				free(output);
+				return NF_EXIT_USAGE;
+			}
+			dirs[ndirs++] = optarg;
+			break;
+		case 'L':
+			if (!parse_size(optarg, &n) || n == 0) {
+				free(output);
+				return bad_value("--max-line", optarg, "a size (64K, 1M)");
+			}
 			if (n > INGEST_MAX_LINE_CAP) {
 				/* a line is stored in a block and read back as one SQLite
 				 * value, whose limit is 10^9 bytes */
-				fprintf(stderr, NF_PROG " ingest: --max-line %s is above the largest line a case can "
-						"store (%u MiB)\n", val, INGEST_MAX_LINE_CAP >> 20);
+				diag_error("ingest: --max-line %s is above the largest line a case can store (%u MiB)", optarg,
+					   INGEST_MAX_LINE_CAP >> 20);
 				free(output);
 				return NF_EXIT_USAGE;
 			}
 			o.max_line = (size_t)n;
-			i++;
-		} else if (strcmp(a, "--max-total-bytes") == 0 && val && parse_size(val, &n)) {
-			o.limits.max_total_bytes = n;
-			i++;
-		} else if (strcmp(a, "--max-member-bytes") == 0 && val && parse_size(val, &n)) {
-			o.limits.max_member_bytes = n;
-			i++;
-		} else if (strcmp(a, "--max-ratio") == 0 && val && atof(val) > 0) {
-			o.limits.max_ratio = atof(val);
-			i++;
-		} else if (strcmp(a, "--max-depth") == 0 && val && atoi(val) >= 0) {
-			o.limits.max_depth = atoi(val);
-			i++;
-		} else if (a[0] != '-' && !o.input) {
-			o.input = a;
-		} else {
-			fprintf(stderr, NF_PROG " ingest: bad argument '%s'\n", a);
-			usage(stderr);
-			free(output);
-			return NF_EXIT_USAGE;
+			break;
+		case 'T':
+		case 'M':
+			if (!parse_size(optarg, &n)) {
+				free(output);
+				return bad_value(c == 'T' ? "--max-total-bytes" : "--max-member-bytes", optarg, "a size (10G, 512M)");
+			}
+			if (c == 'T')
+				o.limits.max_total_bytes = n;
+			else
+				o.limits.max_member_bytes = n;
+			break;
+		case 'R': {
+			double r = strtod(optarg, &end);
+			if (*end || !(r > 0)) {
+				free(output);
+				return bad_value("--max-ratio", optarg, "a number above 0");
+			}
+			o.limits.max_ratio = r;
+			break;
+		}
+		case 'D': {
+			long d = strtol(optarg, &end, 10);
+			if (*end || d < 0 || d > 1000) {
+				free(output);
+				return bad_value("--max-depth", optarg, "a number from 0 to 1000");
+			}
+			o.limits.max_depth = (int)d;
+			break;
+		}
+		case 'h': usage(stdout); free(output); return NF_EXIT_OK;
+		case 'V': free(output); return cmd_version();
+		default: free(output); return cmd_option_error("ingest", c, argv);
 		}
 	}
-	if (!o.input) {
-		usage(stderr);
-		return NF_EXIT_USAGE;
+	if (argc - optind != 1) {
+		free(output);
+		return cmd_args_error("ingest", optind >= argc ? "the logs to read (an archive, a directory or a file)" : NULL,
+				      argv + optind + 1, argc - optind - 1);
+	}
+	o.input = argv[optind];
+	/* "-": standard input (an archive or a log), spooled to a file first:
+	 * the archive reader needs to bid on its first bytes, and the case
+	 * names it "stdin" */
+	char *spool = NULL;
+	if (strcmp(o.input, "-") == 0) {
+		if (!output) {
+			diag_error("ingest -: name the case with -o CASE.db");
+			return NF_EXIT_USAGE;
+		}
+		if (!(spool = spool_stdin())) {
+			free(output);
+			return NF_EXIT_NOTHING;
+		}
+		o.input = spool;
 	}
 	if (!output && !(output = default_output(o.input))) {
 		diag_error("%s: no name for the case: name it with -o CASE.db", o.input);
@@ -224,5 +330,12 @@ int cmd_ingest(int argc, char **argv)
 		}
 	}
 	free(output);
+	if (spool) {
+		unlink(spool);
+		char *slash = strrchr(spool, '/');
+		*slash = '\0';
+		rmdir(spool);
+		free(spool);
+	}
 	return rc;
 }

@@ -2,6 +2,7 @@
  * [-o FILE] [--redact] [--width N]`: a report for an incident ticket, built
  * from the case only (same case, same bytes: no current time in it). */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 
 #include "atomic_file.h"
 #include "case_db.h"
+#include "cmd_options.h"
 #include "commands.h"
 #include "report_model.h"
 #include "util.h"
@@ -82,52 +84,46 @@ int cmd_report(int argc, char **argv)
 	enum fmt fmt = FMT_MD;
 	struct report_opts o = {0};
 	int width = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout);
-			return NF_EXIT_OK;
-		} else if ((strcmp(a, "-f") == 0 || strcmp(a, "--format") == 0) && val) {
-			if (!parse_format(val, &fmt)) {
-				diag_error("report: unknown format '%s'", val);
+	static const struct option opts[] = {
+		{"format", required_argument, NULL, 'f'}, {"output", required_argument, NULL, 'o'},
+		{"redact", no_argument, NULL, 'r'},       {"width", required_argument, NULL, 'w'},
+		{"help", no_argument, NULL, 'h'},         {"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	char **av;
+	argc = cmd_order_args(argc, argv, "f:o:hV", opts, &av);
+	argv = av;
+	cmd_getopt_begin();
+	while ((c = getopt_long(argc, argv, "+:f:o:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (!parse_format(optarg, &fmt)) {
+				diag_error("report: unknown format '%s' (md, text, json or html)", optarg);
 				return NF_EXIT_USAGE;
 			}
-			i++;
-		} else if (str_starts(a, "--format=")) {
-			if (!parse_format(a + 9, &fmt)) {
-				diag_error("report: unknown format '%s'", a + 9);
-				return NF_EXIT_USAGE;
-			}
-		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
-			output = val;
-			i++;
-		} else if (strcmp(a, "--redact") == 0) {
-			o.redact = true;
-		} else if (strcmp(a, "--width") == 0 && val) {
+			break;
+		case 'o': output = optarg; break;
+		case 'r': o.redact = true; break;
+		case 'w': {
 			char *end;
-			long w = strtol(val, &end, 10);
+			long w = strtol(optarg, &end, 10);
 			if (*end || w < 20 || w > 1000) {
 				diag_error("report: --width wants a number from 20 to 1000");
 				return NF_EXIT_USAGE;
 			}
 			width = (int)w;
-			i++;
-		} else if (a[0] == '-' && a[1]) {
-			diag_error("report: unknown option '%s'", a);
-			usage(stderr);
-			return NF_EXIT_USAGE;
-		} else if (!path) {
-			path = a;
-		} else {
-			usage(stderr);
-			return NF_EXIT_USAGE;
+			break;
+		}
+		case 'h': usage(stdout); return NF_EXIT_OK;
+		case 'V': return cmd_version();
+		default: return cmd_option_error("report", c, argv);
 		}
 	}
-	if (!path) {
-		usage(stderr);
-		return NF_EXIT_USAGE;
-	}
+	if (argc - optind != 1)
+		return cmd_args_error("report", optind >= argc ? "the case to report on (CASE.db)" : NULL,
+				      argv + optind + 1, argc - optind - 1);
+	path = argv[optind];
 	sqlite3 *db = case_open_or_say(path, true);
 	if (!db)
 		return NF_EXIT_NOTHING;

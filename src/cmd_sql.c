@@ -1,22 +1,27 @@
 /* cmd_sql.c: `ncclforensic sql CASE.db [QUERY]`: runs SQL on a case with the
- * `lines` table and the helper functions registered. Without QUERY, reads
- * statements from standard input, one per line. */
+ * `lines` table and the helper functions registered, read-only unless
+ * --write. Without QUERY, the sqlite3 shell on the case (sql_shell.h). */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "case_db.h"
+#include "cmd_options.h"
 #include "commands.h"
 #include "escape.h"
+#include "sql_shell.h"
 #include "util.h"
 
 enum out_mode { OUT_TABLE, OUT_TSV, OUT_CSV, OUT_JSON };
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: " NF_PROG " sql CASE.db [QUERY] [--tsv|--csv|--json] [--header]\n"
-		     "  runs QUERY (or each line of standard input) and prints the rows;\n"
-		     "  the default output is an aligned table with a header. Control bytes\n"
+	fprintf(out, "usage: " NF_PROG " sql CASE.db [QUERY] [--tsv|--csv|--json] [--header] [--write]\n"
+		     "  runs QUERY and prints the rows; without QUERY, opens the sqlite3 shell on\n"
+		     "  the case (statements from standard input when it is not a terminal).\n"
+		     "  The case is read-only unless --write.\n"
+		     "  The default output is an aligned table with a header. Control bytes\n"
 		     "  show as ? (a NUL as \\0) in every output but --json, which is exact;\n"
 		     "  --tsv writes \\ tab newline CR as \\\\ \\t \\n \\r, --csv puts a ' before\n"
 		     "  a text cell that starts with = + - @.\n");
@@ -40,7 +45,7 @@ static void put_value(struct buf *b, sqlite3_stmt *st, int c, enum out_mode mode
 		esc_term(b, v, n, 0);
 }
 
-static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool header)
+static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool header, bool write)
 {
 	const char *tail = sql;
 	while (tail && *tail) {
@@ -51,6 +56,12 @@ static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool head
 		}
 		if (!st)
 			break; /* whitespace or comment */
+		if (!write && !sqlite3_stmt_readonly(st)) {
+			diag_error("sql: the statement would change the case (%.60s); the case is read-only unless --write",
+				   sqlite3_sql(st));
+			sqlite3_finalize(st);
+			return NF_EXIT_USAGE;
+		}
 		int ncol = sqlite3_column_count(st);
 		/* table mode: buffer the rows to size the columns */
 		char ***rows = NULL;
@@ -177,49 +188,43 @@ static int run_query(sqlite3 *db, const char *sql, enum out_mode mode, bool head
 
 int cmd_sql(int argc, char **argv)
 {
-	const char *path = NULL, *query = NULL;
 	enum out_mode mode = OUT_TABLE;
-	bool header = false;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
-			return NF_EXIT_OK;
-		} else if (strcmp(argv[i], "--tsv") == 0) {
-			mode = OUT_TSV;
-		} else if (strcmp(argv[i], "--csv") == 0) {
-			mode = OUT_CSV;
-		} else if (strcmp(argv[i], "--json") == 0) {
-			mode = OUT_JSON;
-		} else if (strcmp(argv[i], "--header") == 0) {
-			header = true;
-		} else if (!path) {
-			path = argv[i];
-		} else if (!query) {
-			query = argv[i];
-		} else {
-			usage(stderr);
-			return NF_EXIT_USAGE;
+	bool header = false, write = false;
+	static const struct option opts[] = {
+		{"tsv", no_argument, NULL, 't'},    {"csv", no_argument, NULL, 'c'},
+		{"json", no_argument, NULL, 'j'},   {"header", no_argument, NULL, 'H'},
+		{"write", no_argument, NULL, 'w'},  {"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'}, {NULL, 0, NULL, 0},
+	};
+	int c, rc;
+	char **av;
+	argc = cmd_order_args(argc, argv, "hV", opts, &av);
+	argv = av;
+	cmd_getopt_begin();
+	while ((c = getopt_long(argc, argv, "+:hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': mode = OUT_TSV; break;
+		case 'c': mode = OUT_CSV; break;
+		case 'j': mode = OUT_JSON; break;
+		case 'H': header = true; break;
+		case 'w': write = true; break;
+		case 'h': usage(stdout); return NF_EXIT_OK;
+		case 'V': return cmd_version();
+		default: return cmd_option_error("sql", c, argv);
 		}
 	}
-	if (!path) {
-		usage(stderr);
-		return NF_EXIT_USAGE;
-	}
-	sqlite3 *db = case_open_or_say(path, false);
+	int nargs = argc - optind;
+	if (nargs < 1 || nargs > 2)
+		return cmd_args_error("sql", nargs < 1 ? "the case to read (CASE.db)" : NULL, argv + optind + 2,
+				      nargs > 2 ? nargs - 2 : 0);
+	const char *path = argv[optind], *query = nargs == 2 ? argv[optind + 1] : NULL;
+	if (!query)
+		return sql_shell_exec(path, write);
+	sqlite3 *db = case_open_or_say(path, !write);
 	if (!db)
 		return NF_EXIT_NOTHING;
-	int rc = NF_EXIT_OK;
-	if (query) {
-		rc = run_query(db, query, mode, header);
-	} else {
-		char *line = NULL;
-		size_t cap = 0;
-		while (getline(&line, &cap, stdin) > 0) {
-			if (run_query(db, line, mode, header) != NF_EXIT_OK)
-				rc = NF_EXIT_USAGE;
-		}
-		free(line);
-	}
+	sqlite3_exec(db, "PRAGMA trusted_schema=OFF", NULL, NULL, NULL);
+	rc = run_query(db, query, mode, header, write);
 	case_close(db);
 	return rc;
 }

@@ -1,8 +1,10 @@
 /* cmd_synth.c: `ncclforensic synth --from JOB --ranks N -o OUT.tar.gz`. */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd_options.h"
 #include "commands.h"
 #include "synth.h"
 #include "util.h"
@@ -27,34 +29,44 @@ static void usage(FILE *out)
 int cmd_synth(int argc, char **argv)
 {
 	struct synth_opts o = {.seed = 1, .ranks = -1};
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+	static const struct option opts[] = {
+		{"from", required_argument, NULL, 'f'},   {"output", required_argument, NULL, 'o'},
+		{"ranks", required_argument, NULL, 'r'},  {"seed", required_argument, NULL, 's'},
+		{"quiet", no_argument, NULL, 'q'},        {"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	};
+	char **av;
+	argc = cmd_order_args(argc, argv, "o:qhV", opts, &av);
+	argv = av;
+	cmd_getopt_begin();
+	int c;
+	while ((c = getopt_long(argc, argv, "+:o:qhV", opts, NULL)) != -1) {
 		char *end = NULL;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout);
-			return NF_EXIT_OK;
-		} else if (strcmp(a, "--from") == 0 && val) {
-			o.from = val;
-			i++;
-		} else if ((strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) && val) {
-			o.output = val;
-			i++;
-		} else if (strcmp(a, "--ranks") == 0 && val && (o.ranks = strtol(val, &end, 10)) > 0 && !*end) {
-			i++;
-		} else if (strcmp(a, "--seed") == 0 && val && (o.seed = strtoull(val, &end, 0), !*end)) {
-			i++;
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			o.quiet = true;
-		} else {
-			fprintf(stderr, NF_PROG " synth: bad argument '%s'\n", a);
-			usage(stderr);
-			return NF_EXIT_USAGE;
+		switch (c) {
+		case 'f': o.from = optarg; break;
+		case 'o': o.output = optarg; break;
+		case 'r':
+			if ((o.ranks = strtol(optarg, &end, 10)) <= 0 || *end) {
+				diag_error("synth: --ranks '%s': wants a number above 0", optarg);
+				return NF_EXIT_USAGE;
+			}
+			break;
+		case 's':
+			o.seed = strtoull(optarg, &end, 0);
+			if (*end) {
+				diag_error("synth: --seed '%s': wants a number", optarg);
+				return NF_EXIT_USAGE;
+			}
+			break;
+		case 'q': o.quiet = true; break;
+		case 'h': usage(stdout); return NF_EXIT_OK;
+		case 'V': return cmd_version();
+		default: return cmd_option_error("synth", c, argv);
 		}
 	}
-	if (!o.from || !o.output || o.ranks <= 0) {
-		usage(stderr);
-		return NF_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return cmd_args_error("synth", NULL, argv + optind, argc - optind);
+	if (!o.from || !o.output || o.ranks <= 0)
+		return cmd_args_error("synth", !o.from ? "--from JOB" : !o.output ? "-o OUT.tar.gz" : "--ranks N", NULL, 0);
 	return synth_run(&o);
 }

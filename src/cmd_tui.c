@@ -5,11 +5,13 @@
 #endif
 #include <errno.h>
 #include <locale.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_options.h"
 #include "commands.h"
 #include "ingest.h"
 #include "tui_run.h"
@@ -46,39 +48,11 @@ static bool parse_size(const char *s, int *cols, int *rows)
 
 /* Options shared by tui and view; returns 1 if argv[*i] was one, 0 if not,
  * -1 on a bad value. */
-static int tui_option(int argc, char **argv, int *i, struct tui_opts *o)
-{
-	const char *a = argv[*i];
-	const char *val = *i + 1 < argc ? argv[*i + 1] : NULL;
-	if (strcmp(a, "--ascii") == 0) {
-		o->ascii = true;
-	} else if (strcmp(a, "--no-color") == 0 || strcmp(a, "--no-colour") == 0) {
-		o->no_color = true;
-	} else if (strcmp(a, "--timing") == 0) {
-		o->timing = true;
-	} else if (strcmp(a, "--script") == 0 && val) {
-		o->script = val;
-		(*i)++;
-	} else if (strcmp(a, "--dump-screen") == 0 && val) {
-		o->dump_path = val;
-		(*i)++;
-	} else if (strcmp(a, "--size") == 0 && val) {
-		if (!parse_size(val, &o->cols, &o->rows)) {
-			fprintf(stderr, NF_PROG ": --size wants WxH, like 80x24 (at least 10x3)\n");
-			return -1;
-		}
-		(*i)++;
-	} else {
-		return 0;
-	}
-	return 1;
-}
-
 static int check_opts(const struct tui_opts *o, bool view)
 {
 	if (o->dump_path && !o->script) {
-		fprintf(stderr, NF_PROG ": --dump-screen needs --script (use --script '' for the first screen)\n");
-		usage(stderr, view);
+		diag_error("%s: --dump-screen needs --script (use --script '' for the first screen)", view ? "view" : "tui");
+		fprintf(stderr, "try '" NF_PROG " %s --help'\n", view ? "view" : "tui");
 		return -1;
 	}
 	return 0;
@@ -92,34 +66,76 @@ static void init_opts(struct tui_opts *o)
 	setlocale(LC_ALL, "");
 }
 
+/* The options of tui and view (view also: -q, --grammar-dir, and ARCHIVE
+ * where tui has CASE.db). Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, bool view, struct tui_opts *o, struct ingest_opts *io, const char **dirs,
+		      size_t max_dirs, size_t *ndirs)
+{
+	const char *cmd = view ? "view" : "tui";
+	static const struct option opts[] = {
+		{"ascii", no_argument, NULL, 'a'},           {"no-color", no_argument, NULL, 'C'},
+		{"no-colour", no_argument, NULL, 'C'},       {"timing", no_argument, NULL, 't'},
+		{"script", required_argument, NULL, 's'},    {"dump-screen", required_argument, NULL, 'd'},
+		{"size", required_argument, NULL, 'S'},      {"quiet", no_argument, NULL, 'q'},
+		{"grammar-dir", required_argument, NULL, 'g'}, {"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},         {NULL, 0, NULL, 0},
+	};
+	char **av;
+	argc = cmd_order_args(argc, argv, "qhV", opts, &av);
+	argv = av;
+	cmd_getopt_begin();
+	int c;
+	while ((c = getopt_long(argc, argv, "+:qhV", opts, NULL)) != -1) {
+		if (!view && (c == 'q' || c == 'g')) {
+			optopt = 0;
+			c = '?';
+		}
+		switch (c) {
+		case 'a': o->ascii = true; break;
+		case 'C': o->no_color = true; break;
+		case 't': o->timing = true; break;
+		case 's': o->script = optarg; break;
+		case 'd': o->dump_path = optarg; break;
+		case 'S':
+			if (!parse_size(optarg, &o->cols, &o->rows)) {
+				diag_error("%s: --size wants WxH, like 80x24 (at least 10x3)", cmd);
+				return NF_EXIT_USAGE;
+			}
+			break;
+		case 'q': io->quiet = true; break;
+		case 'g':
+			if (*ndirs == max_dirs) {
+				diag_error("view: more than %zu --grammar-dir", max_dirs);
+				return NF_EXIT_USAGE;
+			}
+			dirs[(*ndirs)++] = optarg;
+			break;
+		case 'h': usage(stdout, view); return NF_EXIT_OK;
+		case 'V': return cmd_version();
+		default: return cmd_option_error(cmd, c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return cmd_args_error(cmd, optind < argc ? NULL : view ? "the logs to view (an archive, a directory or a file)"
+									: "the case to browse (CASE.db)",
+				      argv + optind + 1, argc - optind - 1);
+	if (view)
+		io->input = argv[optind];
+	else
+		o->case_path = argv[optind];
+	return check_opts(o, view) < 0 ? NF_EXIT_USAGE : -1;
+}
+
 int cmd_tui(int argc, char **argv)
 {
 	struct tui_opts o;
 	init_opts(&o);
-	for (int i = 1; i < argc; i++) {
-		int r = tui_option(argc, argv, &i, &o);
-		if (r < 0)
-			return NF_EXIT_USAGE;
-		if (r)
-			continue;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
-			usage(stdout, false);
-			return NF_EXIT_OK;
-		}
-		if (argv[i][0] != '-' && !o.case_path) {
-			o.case_path = argv[i];
-			continue;
-		}
-		fprintf(stderr, NF_PROG " tui: bad argument '%s'\n", argv[i]);
-		usage(stderr, false);
-		return NF_EXIT_USAGE;
-	}
-	if (!o.case_path) {
-		usage(stderr, false);
-		return NF_EXIT_USAGE;
-	}
-	if (check_opts(&o, false) < 0)
-		return NF_EXIT_USAGE;
+	struct ingest_opts unused;
+	ingest_default_opts(&unused);
+	size_t ndirs = 0;
+	int rc = parse_args(argc, argv, false, &o, &unused, NULL, 0, &ndirs);
+	if (rc >= 0)
+		return rc;
 	return tui_run(&o);
 }
 
@@ -131,34 +147,9 @@ int cmd_view(int argc, char **argv)
 	ingest_default_opts(&io);
 	const char *dirs[64];
 	size_t ndirs = 0;
-	for (int i = 1; i < argc; i++) {
-		int r = tui_option(argc, argv, &i, &o);
-		if (r < 0)
-			return NF_EXIT_USAGE;
-		if (r)
-			continue;
-		const char *a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			usage(stdout, true);
-			return NF_EXIT_OK;
-		} else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			io.quiet = true;
-		} else if (strcmp(a, "--grammar-dir") == 0 && i + 1 < argc && ndirs < ARRAY_LEN(dirs)) {
-			dirs[ndirs++] = argv[++i];
-		} else if (a[0] != '-' && !io.input) {
-			io.input = a;
-		} else {
-			fprintf(stderr, NF_PROG " view: bad argument '%s'\n", a);
-			usage(stderr, true);
-			return NF_EXIT_USAGE;
-		}
-	}
-	if (!io.input) {
-		usage(stderr, true);
-		return NF_EXIT_USAGE;
-	}
-	if (check_opts(&o, true) < 0)
-		return NF_EXIT_USAGE;
+	int rc = parse_args(argc, argv, true, &o, &io, dirs, ARRAY_LEN(dirs), &ndirs);
+	if (rc >= 0)
+		return rc;
 	const char *tmp = getenv("TMPDIR");
 	char *dir = xasprintf("%s/" NF_PROG "-view-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
@@ -176,7 +167,7 @@ int cmd_view(int argc, char **argv)
 	io.progress = !io.quiet && isatty(STDERR_FILENO);
 	diag_quiet = io.quiet;
 	struct ingest_summary sum;
-	int rc = ingest_run(&io, &sum);
+	rc = ingest_run(&io, &sum);
 	if (rc == NF_EXIT_OK || rc == NF_EXIT_INPUT) {
 		const char *slash = strrchr(io.input, '/');
 		o.case_path = case_path;

@@ -50,10 +50,33 @@ static void rule_free(struct rule *r)
 	free(r);
 }
 
+static int cmp_tries(const void *a, const void *b)
+{
+	const struct rule *x = *(const struct rule *const *)a, *y = *(const struct rule *const *)b;
+	return (x->tries < y->tries) - (x->tries > y->tries);
+}
+
+/* NCCLFORENSIC_PROFILE_RULES=1: the rules whose regexes ran most, on stderr
+ * (a rule without a literal, or with a common one, runs on many lines). */
+static void profile_rules(const struct grammar *g)
+{
+	const char *env = getenv("NCCLFORENSIC_PROFILE_RULES");
+	if (!env || !*env || !g->nrules)
+		return;
+	struct rule **r = xmalloc(g->nrules * sizeof(*r));
+	memcpy(r, g->rules, g->nrules * sizeof(*r));
+	qsort(r, g->nrules, sizeof(*r), cmp_tries);
+	fprintf(stderr, "%-32s %12s %12s\n", "rule", "regex runs", "matches");
+	for (size_t i = 0; i < g->nrules && i < 25 && r[i]->tries; i++)
+		fprintf(stderr, "%-32s %12ld %12ld\n", r[i]->name, r[i]->tries, r[i]->hits);
+	free(r);
+}
+
 void grammar_free(struct grammar *g)
 {
 	if (!g)
 		return;
+	profile_rules(g);
 	for (size_t i = 0; i < g->nrules; i++)
 		rule_free(g->rules[i]);
 	free(g->rules);
@@ -376,18 +399,12 @@ static char builtin_dir[PATH_MAX];
 static const char *find_builtin_dir(void)
 {
 	char exe[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			const char *cands[] = {"%s/grammars", "%s/../grammars", "%s/../share/ncclforensic/grammars"};
-			for (size_t i = 0; i < ARRAY_LEN(cands); i++) {
-				snprintf(builtin_dir, sizeof(builtin_dir), cands[i], exe);
-				if (access(builtin_dir, R_OK) == 0)
-					return builtin_dir;
-			}
+	if (exe_dir(exe, sizeof(exe))) {
+		const char *cands[] = {"%s/grammars", "%s/../grammars", "%s/../share/ncclforensic/grammars"};
+		for (size_t i = 0; i < ARRAY_LEN(cands); i++) {
+			snprintf(builtin_dir, sizeof(builtin_dir), cands[i], exe);
+			if (access(builtin_dir, R_OK) == 0)
+				return builtin_dir;
 		}
 	}
 	if (NF_GRAMMAR_INSTALL_DIR[0] && access(NF_GRAMMAR_INSTALL_DIR, R_OK) == 0) {

@@ -36,17 +36,10 @@ const char *knowledge_dir(void)
 	if (try_dir("%s/../data", grammar_builtin_dir()))
 		return data_dir;
 	char exe[PATH_MAX - 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			if (try_dir("%s/grammars/../data", exe) || try_dir("%s/../share/ncclforensic/data", exe) ||
-			    try_dir("%s/../data", exe))
-				return data_dir;
-		}
-	}
+	if (exe_dir(exe, sizeof(exe)) &&
+	    (try_dir("%s/grammars/../data", exe) || try_dir("%s/../share/ncclforensic/data", exe) ||
+	     try_dir("%s/../data", exe)))
+		return data_dir;
 	if (try_dir("%s/../data", NF_GRAMMAR_INSTALL_DIR))
 		return data_dir;
 	data_dir[0] = '\0';

@@ -41,14 +41,14 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return NF_EXIT_OK;
 	}
-	if (strcmp(name, "--version") == 0 || strcmp(name, "version") == 0) {
+	if (strcmp(name, "--version") == 0 || strcmp(name, "-V") == 0 || strcmp(name, "version") == 0) {
 		printf(NF_PROG " " NF_VERSION "\n");
 		return NF_EXIT_OK;
 	}
 	for (size_t i = 0; i < ARRAY_LEN(commands); i++)
 		if (strcmp(name, commands[i].name) == 0)
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, NF_PROG ": unknown command '%s'\n", name);
-	usage(stderr);
+	diag_error("unknown command '%s'", name);
+	fprintf(stderr, "try '" NF_PROG " --help' for the commands\n");
 	return NF_EXIT_USAGE;
 }

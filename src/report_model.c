@@ -822,14 +822,9 @@ void rm_fmt_time(struct buf *b, int64_t us)
 
 static void fmt_span(struct buf *b, int64_t ms)
 {
-	if (ms < 1000)
-		buf_printf(b, "%lld ms", (long long)ms);
-	else if (ms < 60000)
-		buf_printf(b, "%lld.%lld s", (long long)(ms / 1000), (long long)(ms % 1000 / 100));
-	else if (ms < 3600000)
-		buf_printf(b, "%lld min %lld s", (long long)(ms / 60000), (long long)(ms % 60000 / 1000));
-	else
-		buf_printf(b, "%lld h %lld min", (long long)(ms / 3600000), (long long)(ms % 3600000 / 60000));
+	char t[48];
+	ts_format_span(ms, t, sizeof(t));
+	buf_puts(b, t);
 }
 
 void rm_fmt_offset(struct buf *b, int64_t ms)

@@ -27,19 +27,6 @@ static size_t dwidth(const char *s, size_t n)
 	return w;
 }
 
-/* Bytes of s that make at most w characters. */
-static size_t bytes_for(const char *s, size_t n, size_t w)
-{
-	size_t i = 0;
-	while (i < n && w > 0) {
-		i++;
-		while (i < n && cont_byte(s[i]))
-			i++;
-		w--;
-	}
-	return i;
-}
-
 /* Text on one line and safe for a terminal (escape.h): tabs and line
  * breaks as spaces, without the markup bytes when markup is set. */
 static char *one_line(const char *s, bool markup)
@@ -89,38 +76,13 @@ static void wrap(struct tx *w, const char *s, const char *first, const char *res
 		}
 		if (!empty)
 			buf_putc(o, ' '), col++;
-		while (col + wl > w->width && w->width > col + 1) { /* longer than a line: cut it, after a '/' if one is near */
-			size_t k = bytes_for(p, n, w->width - col), slash = k;
-			while (slash > k / 2 && p[slash - 1] != '/')
-				slash--;
-			k = slash > k / 2 ? slash : k;
-			buf_append(o, p, k);
-			newline(o);
-			buf_puts(o, rest);
-			wl -= dwidth(p, k); /* not counted again: a long word stays linear */
-			p += k, n -= k, col = ind;
-		}
+		/* a word longer than a line (a path, a setting's name) stays whole
+		 * on a line of its own: cut, it could not be searched for */
 		buf_append(o, p, n);
 		col += wl, empty = false;
 		p += n;
 	}
 	newline(o);
-}
-
-/* Cuts s at the width, keeping its spacing (log lines). */
-static void cut(struct tx *w, const char *s, const char *first, const char *rest)
-{
-	const char *ind = first;
-	size_t n = strlen(s);
-	do {
-		size_t room = w->width > dwidth(ind, strlen(ind)) + 10 ? w->width - dwidth(ind, strlen(ind)) : 10;
-		size_t k = bytes_for(s, n, room);
-		buf_puts(w->out, ind);
-		for (size_t i = 0; i < k; i++)
-			buf_putc(w->out, s[i] == '\t' || s[i] == '\r' || s[i] == '\n' ? ' ' : s[i]);
-		newline(w->out);
-		s += k, n -= k, ind = rest;
-	} while (n > 0);
 }
 
 static void block(struct tx *w)
@@ -216,7 +178,8 @@ static void tx_table(void *ctx, const struct report_table *t)
 			cw[i % nc] = d;
 		for (const char *p = cell[i]; *p;) {
 			size_t len = strcspn(p, " "), wd = dwidth(p, len);
-			wd = wd > 24 ? 24 : wd; /* longer words are cut */
+			/* never narrower than a word: a table that cannot fit so is
+			 * written as records instead */
 			if (wd > minw[i % nc])
 				minw[i % nc] = wd;
 			p += len + (p[len] == ' ');
@@ -289,7 +252,11 @@ static void tx_quote(void *ctx, const char *cite, const char *note, const char *
 	char *c = one_line(cite, false), *line = one_line(text, false);
 	char *head = n ? xasprintf("%s: %s", c, n) : xstrdup(c);
 	wrap(w, head, "  ", "    ");
-	cut(w, line, "    > ", "    > ");
+	/* the log line whole, on its own line, however long: a reader copies it */
+	buf_puts(w->out, "    > ");
+	for (const char *q = line; *q; q++)
+		buf_putc(w->out, *q == '\t' || *q == '\r' || *q == '\n' ? ' ' : *q);
+	newline(w->out);
 	buf_putc(w->out, '\n');
 	free(head);
 	free(line);

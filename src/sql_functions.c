@@ -4,6 +4,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,9 +247,24 @@ static void fn_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int(ctx, rc >= 0);
 }
 
+/* offset_text(ms): "+54 ms", "-46.8 s" (the reports' offsets); NULL for NULL. */
+static void fn_offset_text(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	int64_t ms = sqlite3_value_int64(argv[0]);
+	char t[48];
+	t[0] = ms < 0 ? '-' : '+';
+	ts_format_span(ms < 0 ? (ms == INT64_MIN ? INT64_MAX : -ms) : ms, t + 1, sizeof(t) - 1);
+	sqlite3_result_text(ctx, t, -1, SQLITE_TRANSIENT);
+}
+
 void sql_functions_register(sqlite3 *db)
 {
-	int f = SQLITE_UTF8 | SQLITE_DETERMINISTIC;
+	/* innocuous: pure functions of their arguments, so a case's views may
+	 * use them where the client distrusts the schema (trusted_schema=OFF) */
+	int f = SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS;
 	sqlite3_create_function(db, "iso_time", 1, f, NULL, fn_iso_time, NULL, NULL);
 	sqlite3_create_function(db, "iso_time_us", 1, f, NULL, fn_iso_time_us, NULL, NULL);
 	sqlite3_create_function(db, "pci_from_bus_id", 1, f, NULL, fn_pci_from_bus_id, NULL, NULL);
@@ -256,6 +272,7 @@ void sql_functions_register(sqlite3 *db)
 	sqlite3_create_function(db, "line_body", 1, f, NULL, fn_line_body, NULL, NULL);
 	sqlite3_create_function(db, "norm_op", 1, f, NULL, fn_norm_op, NULL, NULL);
 	sqlite3_create_function(db, "hex_to_int", 1, f, NULL, fn_hex_to_int, NULL, NULL);
+	sqlite3_create_function(db, "offset_text", 1, f, NULL, fn_offset_text, NULL, NULL);
 	sqlite3_create_function_v2(db, "field", 2, f, xcalloc(1, sizeof(struct field_cache)), fn_field, NULL, NULL,
 				   field_cache_free);
 }

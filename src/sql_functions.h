@@ -6,6 +6,7 @@
  *   line_body(text)     -> the line without its wrappers ([default0]:, [rank3]:)
  *   norm_op(name)       -> ALLREDUCE, ALLGATHER, REDUCESCATTER, ... from any spelling
  *   hex_to_int(text)    -> the integer of hex digits (NCCL opCount)
+ *   offset_text(ms)     -> '+54 ms', '-46.8 s', '+3 min 12 s': a signed span as the reports write it
  *   field(json, key)    -> json_extract(json, '$.key') for a top-level key, faster */
 #ifndef NF_SQL_FUNCTIONS_H
 #define NF_SQL_FUNCTIONS_H

@@ -114,3 +114,15 @@ int month_from_abbrev(const char *s)
 			return i + 1;
 	return 0;
 }
+
+void ts_format_span(int64_t ms, char *out, size_t n)
+{
+	if (ms < 1000)
+		snprintf(out, n, "%lld ms", (long long)ms);
+	else if (ms < 60000)
+		snprintf(out, n, "%lld.%lld s", (long long)(ms / 1000), (long long)(ms % 1000 / 100));
+	else if (ms < 3600000)
+		snprintf(out, n, "%lld min %lld s", (long long)(ms / 60000), (long long)(ms % 60000 / 1000));
+	else
+		snprintf(out, n, "%lld h %lld min", (long long)(ms / 3600000), (long long)(ms % 3600000 / 60000));
+}

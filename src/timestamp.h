@@ -32,6 +32,10 @@ void ts_format_iso_us(int64_t t_us, char *out, size_t n);
 /* Parses "2026-11-29T23:50:42.457Z"-like text back (for tests and options). */
 bool ts_parse_iso(const char *s, int64_t *t_us);
 
+/* A span of ms milliseconds as the reports write it: "54 ms", "46.8 s",
+ * "3 min 12 s", "2 h 5 min" (ms >= 0), into out. */
+void ts_format_span(int64_t ms, char *out, size_t n);
+
 /* 1..12 from a three-letter English month name, 0 if none. */
 int month_from_abbrev(const char *s);
 

@@ -39,6 +39,7 @@ struct tui_host {
 	int *ranks;      /* rank numbers, ascending */
 	size_t n_ranks;
 	int64_t first_rank;
+	bool noted;      /* a culprit, the detector, a finding or a kernel message names it (the ! filter) */
 };
 
 struct tui_rank {

@@ -40,20 +40,24 @@ struct findings {
 struct section {
 	const char *title;
 	const char *table;
+	const char *columns; /* the column headers, aligned as the rows' printf */
 	const char *sql;
 };
 
 static const struct section sections[] = {
 	{"Cascade (the order in which ranks failed)", "cascade",
-	 "SELECT printf('%3d  %-12s %-6s %+8d ms  %-11s %s', ord, substr(iso_time(time_us), 12, 12), "
+	 "  #  time         rank       offset  role        what",
+	 "SELECT printf('%3d  %-12s %-6s %10s  %-11s %s', ord, substr(iso_time(time_us), 12, 12), "
 	 "'r' || coalesce(rank, '-'), "
-	 "coalesce(offset_ms, 0), coalesce(role, ''), coalesce(what, '')), NULL, NULL, event_id, rank, host "
+	 "coalesce(offset_text(offset_ms), '-'), coalesce(role, ''), coalesce(what, '')), NULL, NULL, event_id, rank, host "
 	 "FROM cascade ORDER BY ord"},
 	{"Network", "network",
+	 "host         rank   bootstrap  address            network    GDR      transports",
 	 "SELECT printf('%-12s %-6s %-10s %-18s %-10s %-8s %s', coalesce(host, '-'), 'r' || coalesce(rank, '-'), "
 	 "coalesce(bootstrap_if, '-'), coalesce(bootstrap_addr, '-'), coalesce(network, '-'), coalesce(gdr, '-'), "
 	 "coalesce(transports, '')), NULL, NULL, NULL, rank, host FROM network ORDER BY rank, host"},
 	{"System messages", "sysmsgs",
+	 "time         host         kind       code     text",
 	 "SELECT printf('%-12s %-12s %-10s %-8s %s', substr(iso_time(time_us), 12, 12), coalesce(host, '-'), "
 	 "coalesce(kind, ''), "
 	 "coalesce(code, ''), coalesce(text, '')), NULL, NULL, event_id, rank, host FROM sysmsgs ORDER BY time_us"},
@@ -161,6 +165,8 @@ static void add_section(struct findings *f, struct tui *t, const struct section 
 		add(f, IT_NOTE, "  (none yet)");
 		return;
 	}
+	snprintf(buf, sizeof(buf), "  %s", s->columns);
+	add(f, IT_NOTE, buf);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct item *it = add(f, IT_ROW, NULL);
 		free(it->text);

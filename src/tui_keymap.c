@@ -67,6 +67,9 @@ static const struct tui_binding bindings[] = {
 	{"timeline", 'g', REQ_GROUP, "group ranks under their hosts, or not"},
 	{"timeline", ' ', REQ_COLLAPSE, "collapse or expand the selected host"},
 	{"timeline", 'o', REQ_COLLAPSE, "collapse or expand the selected host"},
+	{"timeline", 'C', REQ_COLLAPSE_ALL, "collapse every host"},
+	{"timeline", 'E', REQ_EXPAND_ALL, "expand every host"},
+	{"timeline", '!', REQ_NOTED_HOSTS, "only the hosts with findings (culprit, detector, a finding, kernel messages), or all"},
 	{"timeline", '\n', REQ_ENTER, "rank: its events at the cursor; host: collapse/expand"},
 	{"timeline", '\r', REQ_ENTER, "rank: its events at the cursor; host: collapse/expand"},
 	/* events */
@@ -76,6 +79,7 @@ static const struct tui_binding bindings[] = {
 	/* lines */
 	{"lines", 'n', REQ_NEXT_MATCH, "next search match (may change the file)"},
 	{"lines", 'N', REQ_PREV_MATCH, "previous search match"},
+	{"lines", 'w', REQ_WRAP, "wrap long lines, or cut them at the screen's edge"},
 	/* findings */
 	{"findings", '\n', REQ_ENTER, "verdict: timeline; finding: its evidence; row: its lines"},
 	{"findings", '\r', REQ_ENTER, "verdict: timeline; finding: its evidence; row: its lines"},

@@ -48,6 +48,10 @@
 	_(CULPRIT)          \
 	_(GROUP)            \
 	_(COLLAPSE)         \
+	_(COLLAPSE_ALL)     \
+	_(EXPAND_ALL)       \
+	_(NOTED_HOSTS)      \
+	_(WRAP)             \
 	_(SCOPE)            \
 	_(TOGGLE)           \
 	_(SHOW_ALL)         \

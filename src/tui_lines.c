@@ -29,6 +29,7 @@ struct lines {
 	int64_t max_line, stored;
 	int64_t top, cur;      /* line numbers: first on screen, cursor */
 	int hscroll;
+	bool wrap;             /* long lines continue on the rows below (w) */
 	struct line_row *rows;
 	size_t n_rows;
 	char *fields;          /* the event's fields when the source kept no text */
@@ -177,6 +178,60 @@ static void draw_text(struct lines *lv, struct tui *t, int y, int x, const char 
 		tui_text(y, x, t->cols - x, s + pos, -1, a, true);
 }
 
+/* Bytes of s (len) that fill at most w screen columns, not splitting a
+ * UTF-8 character; at least one character. */
+static size_t chunk_bytes(const char *s, size_t len, int w)
+{
+	size_t k = len < (size_t)w ? len : (size_t)w;
+	while (k < len && k > 1 && ((unsigned char)s[k] & 0xC0) == 0x80)
+		k--;
+	return k ? k : (len ? 1 : 0);
+}
+
+/* The wrap mode: each line on as many rows as it needs; the cursor's line
+ * is on the screen (it becomes the first one when the lines before it
+ * would push it off). */
+static void draw_wrapped(struct lines *lv, struct tui *t, int digits, int x_text, int h)
+{
+	int w = t->cols - x_text > 8 ? t->cols - x_text : 8;
+	for (int pass = 0; pass < 2; pass++) {
+		int y = 1;
+		bool cur_seen = false;
+		for (size_t i = 0; i < lv->n_rows && y <= h; i++) {
+			const struct line_row *r = &lv->rows[i];
+			bool cur = r->line_no == lv->cur;
+			attr_t a = cur ? tui_attr(R_SELECTED) : r->line_no == lv->target ? tui_attr(R_TARGET) : A_NORMAL;
+			const char *p = r->text;
+			size_t len = strlen(p);
+			bool first = true;
+			do {
+				size_t k = chunk_bytes(p, len, w);
+				tui_fill(y, 0, t->cols, a);
+				if (first) {
+					if (r->line_no == lv->target)
+						tui_glyph(y, 0, G_SELECT, a);
+					tui_printf(y, 1, digits + 1, a | (a ? 0 : tui_attr(R_DIM)), "%*lld", digits,
+						   (long long)r->line_no);
+				}
+				char *piece = xstrndup(p, k);
+				draw_text(lv, t, y, x_text, piece, 0, a);
+				free(piece);
+				p += k, len -= k, y++, first = false;
+			} while (len && y <= h);
+			cur_seen |= cur && !len;
+		}
+		if (cur_seen || pass || lv->top == lv->cur)
+			break;
+		/* the cursor's line did not fit: it starts the screen */
+		lv->top = lv->cur;
+		for (int yy = 1; yy <= h; yy++)
+			tui_fill(yy, 0, t->cols, A_NORMAL);
+		load(lv, t);
+	}
+	if (!lv->n_rows)
+		tui_text(1, 0, t->cols, "no stored lines here", -1, A_NORMAL, true);
+}
+
 static void lv_draw(void *state, struct tui *t)
 {
 	struct lines *lv = state;
@@ -214,6 +269,10 @@ static void lv_draw(void *state, struct tui *t)
 	for (int64_t m = lv->max_line; m >= 10; m /= 10)
 		digits++;
 	int x_text = digits + 3;
+	if (lv->wrap) {
+		draw_wrapped(lv, t, digits, x_text, h);
+		return;
+	}
 	for (size_t i = 0; i < lv->n_rows; i++) {
 		const struct line_row *r = &lv->rows[i];
 		int y = 1 + (int)i;
@@ -267,6 +326,11 @@ static bool lv_key(void *state, struct tui *t, enum tui_req req, int key)
 		break;
 	case REQ_HOME: move_cur(lv, t, -lv->cur); break;
 	case REQ_END: move_cur(lv, t, lv->max_line); break;
+	case REQ_WRAP:
+		lv->wrap = !lv->wrap;
+		lv->hscroll = 0;
+		tui_message(t, lv->wrap ? "long lines wrap (w: cut them at the edge)" : "long lines cut at the edge (w: wrap)");
+		break;
 	case REQ_LEFT: lv->hscroll = lv->hscroll > 16 ? lv->hscroll - 16 : 0; break;
 	case REQ_RIGHT: lv->hscroll += 16; break;
 	case REQ_NEXT_MATCH:

@@ -116,6 +116,29 @@ static void order_hosts(struct tui *t)
 	free(v);
 }
 
+/* The hosts the timeline's "hosts with findings" filter keeps: the
+ * verdict's culprits', those a finding names, those of the ranks that
+ * caused or first detected the failure, and those with kernel messages.
+ * Not every rank that timed out: in a hang that is every host. */
+static void note_hosts(struct tui *t)
+{
+	static const char sql[] =
+		"SELECT value FROM verdict, json_each(CASE WHEN json_valid(culprit_hosts) THEN culprit_hosts ELSE '[]' END)"
+		" UNION SELECT value FROM findings, json_each(CASE WHEN json_valid(hosts) THEN hosts ELSE '[]' END)"
+		" UNION SELECT r.host FROM ranks r JOIN rank_status s USING(rank) WHERE s.role IN ('cause', 'detector')"
+		" UNION SELECT host FROM sysmsgs WHERE host IS NOT NULL AND kind <> 'other'";
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(t->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		int h = name ? tui_host_index(t, name) : -1;
+		if (h >= 0)
+			t->hosts[h].noted = true;
+	}
+	sqlite3_finalize(st);
+}
+
 static int load_ranks(struct tui *t, struct errbuf *err)
 {
 	/* ranks that have events (one index seek each) and ranks the
@@ -173,6 +196,7 @@ static int load_ranks(struct tui *t, struct errbuf *err)
 		hp->ranks[hp->n_ranks++] = t->ranks[i].rank;
 	}
 	free(rank_host);
+	note_hosts(t);
 	return 0;
 }
 

@@ -39,6 +39,7 @@ struct timeline {
 	size_t n_rows;
 	bool grouped;
 	bool *collapsed; /* per host */
+	bool noted_only; /* only the hosts with findings (tui_host.noted) */
 	size_t top;
 	int64_t t0;      /* the time at column 0, a multiple of the scale */
 	int zoom;        /* index into scales */
@@ -140,6 +141,8 @@ static void build_rows(struct timeline *tl, const struct tui *t)
 	tl->n_rows = 0;
 	if (tl->grouped) {
 		for (size_t h = 0; h < t->n_hosts; h++) {
+			if (tl->noted_only && !t->hosts[h].noted)
+				continue;
 			tl->rows[tl->n_rows++] = (struct row){ROW_HOST, (int)h, -1};
 			if (tl->collapsed[h])
 				continue;
@@ -148,11 +151,12 @@ static void build_rows(struct timeline *tl, const struct tui *t)
 					(struct row){ROW_RANK, (int)h, tui_rank_index(t, t->hosts[h].ranks[k])};
 		}
 		for (size_t i = 0; i < t->n_ranks; i++)
-			if (t->ranks[i].host < 0)
+			if (t->ranks[i].host < 0 && !tl->noted_only)
 				tl->rows[tl->n_rows++] = (struct row){ROW_RANK, -1, (long)i};
 	} else {
 		for (size_t i = 0; i < t->n_ranks; i++)
-			tl->rows[tl->n_rows++] = (struct row){ROW_RANK, t->ranks[i].host, (long)i};
+			if (!tl->noted_only || (t->ranks[i].host >= 0 && t->hosts[t->ranks[i].host].noted))
+				tl->rows[tl->n_rows++] = (struct row){ROW_RANK, t->ranks[i].host, (long)i};
 	}
 }
 
@@ -559,6 +563,15 @@ static void find_first_failure(struct timeline *tl, struct tui *t)
 
 static void first_failure(struct timeline *tl, struct tui *t)
 {
+	/* a job that completed has no failure: its launchers' exits and the
+	 * communicators' teardown are the normal end, not one */
+	const char *outcome = t->verdict.present ? t->verdict.outcome : NULL;
+	if (outcome && (strcmp(outcome, "completed") == 0 || strcmp(outcome, "cancelled") == 0) &&
+	    !t->verdict.has_first_failure) {
+		tui_message(t, "the job %s: no failure to jump to (its exits were the normal end)",
+			    strcmp(outcome, "completed") == 0 ? "completed" : "was cancelled");
+		return;
+	}
 	if (!tl->ff_known)
 		find_first_failure(tl, t);
 	if (tl->ff_time == INT64_MIN) {
@@ -663,6 +676,37 @@ static bool tl_key(void *state, struct tui *t, enum tui_req req, int key)
 		build_rows(tl, t);
 		tui_message(t, tl->grouped ? "ranks grouped by host" : "ranks in rank order, no host rows");
 		break;
+	case REQ_COLLAPSE_ALL:
+	case REQ_EXPAND_ALL:
+		if (!tl->grouped) {
+			tui_error(t, "no host rows: g groups the ranks by host");
+			break;
+		}
+		for (size_t h = 0; h < t->n_hosts; h++)
+			tl->collapsed[h] = req == REQ_COLLAPSE_ALL;
+		if (req == REQ_COLLAPSE_ALL && t->cur.host >= 0)
+			tui_set_cursor(t, -1, t->cur.host, t->cur.time_us);
+		build_rows(tl, t);
+		tui_message(t, req == REQ_COLLAPSE_ALL ? "every host collapsed (E expands them)" : "every host expanded");
+		break;
+	case REQ_NOTED_HOSTS: {
+		size_t noted = 0;
+		for (size_t h = 0; h < t->n_hosts; h++)
+			noted += t->hosts[h].noted;
+		if (!tl->noted_only && !noted) {
+			tui_error(t, "no host has a culprit, a failure or a finding");
+			break;
+		}
+		tl->noted_only = !tl->noted_only;
+		build_rows(tl, t);
+		if (tl->n_rows)
+			select_row(tl, t, (long)selected_row(tl, t));
+		if (tl->noted_only)
+			tui_message(t, "%zu of %zu hosts: those with findings (! shows all)", noted, t->n_hosts);
+		else
+			tui_message(t, "every host");
+		break;
+	}
 	case REQ_COLLAPSE:
 	case REQ_ENTER: {
 		if (!tl->n_rows)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <limits.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -419,4 +420,19 @@ void xalloc_tune(void)
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 #endif
+}
+
+bool exe_dir(char *out, size_t n)
+{
+	if (n < 2)
+		return false;
+	ssize_t len = readlink("/proc/self/exe", out, n - 1);
+	if (len <= 0)
+		return false;
+	out[len] = '\0';
+	char *slash = strrchr(out, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	return true;
 }

@@ -141,6 +141,10 @@ static inline int64_t i64_mul_sat(int64_t a, int64_t b)
 	return r;
 }
 
+/* The directory of the running binary (/proc/self/exe) into out; false if
+ * unknown. The built-in grammars, data and SQLite extension are found from it. */
+bool exe_dir(char *out, size_t n);
+
 /* Small string helpers. */
 bool str_starts(const char *s, const char *prefix);
 bool str_ends(const char *s, const char *suffix);

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # tests/lib.sh: helpers for the shell test files. Each check appends one
 # "ok NAME" or "FAIL NAME" line to $NF_RESULTS and prints failures.
 #   check NAME CMD...           passes when CMD exits 0
@@ -5,6 +6,7 @@
 #   check_golden NAME FILE      compares FILE with tests/golden/NAME (NF_UPDATE_GOLDEN=1 rewrites it)
 #   sql CASE QUERY              runs a query with the binary under test (TSV, no header;
 #                               tsv_unescape undoes its escapes)
+#   sql_write CASE QUERY        the same, for a statement that changes the case (--write)
 set -u
 NF_BIN=${NF_BIN:-./ncclforensic}
 NF_RESULTS=${NF_RESULTS:-/dev/null}
@@ -40,6 +42,9 @@ check_golden() {
 }
 
 sql() { "$NF_BIN" sql "$1" "$2" --tsv; }
+# the names in a directory, one a line (dot files too): for grep
+ls_names() { find "$1" -mindepth 1 -maxdepth 1 -exec basename {} \; ; }
+sql_write() { "$NF_BIN" sql --write "$1" "$2" --tsv; }
 # tsv_unescape: standard input to output with the TSV escapes of `sql --tsv`
 # (\\ \t \n \r) undone, for values that hold backslashes (regexes, say)
 tsv_unescape() { perl -pe 's/\\(.)/$1 eq "t" ? "\t" : $1 eq "n" ? "\n" : $1 eq "r" ? "\r" : $1/ge'; }

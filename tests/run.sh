@@ -25,7 +25,10 @@ if [ "${NF_ASAN:-}" = 1 ]; then
 	CFLAGS_UNIT="$CFLAGS_UNIT -fsanitize=address,undefined -fno-omit-frame-pointer"
 	LIBS_UNIT="$LIBS_UNIT -fsanitize=address,undefined"
 fi
-srcs=$(ls src/*.c | grep -v '^src/main\.c$')
+srcs=""
+for f in src/*.c; do
+	case $f in src/main.c | src/sqlite_ext.c) ;; *) srcs="$srcs $f" ;; esac
+done
 mkdir -p "$OUT/unit"
 for t in tests/unit/test_*.c; do
 	[ -f "$t" ] || continue

@@ -13,21 +13,21 @@ IN=testdata/corpus/big.tar.gz
 
 schema_version=$("$NF_BIN" schema | sed -n '1s/.*schema version \([0-9]*\).*/\1/p')
 now_ms() { date +%s%N | cut -c1-13; }
-# complete NAME DB: DB is a whole case: integrity ok, meta written last, all lines
-complete() {
+# case_complete NAME DB: DB is a whole case: integrity ok, meta written last, all lines
+case_complete() {
 	check_eq "atomic/$1/integrity" ok "$(sql "$2" "PRAGMA integrity_check")"
 	check_eq "atomic/$1/complete" "$schema_version $want_lines" \
 		"$(sql "$2" "SELECT (SELECT value FROM meta WHERE key='schema_version') || ' ' || (SELECT value FROM meta WHERE key='lines')")"
 }
 
-# a whole run, to know how long one takes and what a complete case holds
+# a whole run, to know how long one takes and what a case_complete case holds
 t0=$(now_ms)
 "$NF_BIN" ingest "$IN" -o "$A/whole.db" -q > /dev/null 2>&1
 check_eq "atomic/whole/exit-0" 0 "$?"
 dur=$(($(now_ms) - t0))
 want_lines=$(sql "$A/whole.db" "SELECT value FROM meta WHERE key='lines'")
 check "atomic/whole/has-lines" test "${want_lines:-0}" -gt 0
-complete whole "$A/whole.db"
+case_complete whole "$A/whole.db"
 
 # kill_at DB FRACTION: starts an ingest into DB, SIGKILLs it after FRACTION of a whole run
 kill_at() {
@@ -38,13 +38,13 @@ kill_at() {
 	wait "$pid" 2> /dev/null
 }
 
-# no case before: after the kill, none or a complete one
+# no case before: after the kill, none or a case_complete one
 absent=0
 for f in 0.02 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 0.9 0.95 1.1 4; do
 	db="$A/fresh-$f.db"
 	kill_at "$db" "$f"
 	if [ -e "$db" ]; then
-		complete "fresh-$f" "$db"
+		case_complete "fresh-$f" "$db"
 	else
 		absent=$((absent + 1))
 		pass "atomic/fresh-$f/absent"
@@ -71,7 +71,7 @@ for k in 1 2 3; do
 	kill -KILL "$pid" 2> /dev/null
 	wait "$pid" 2> /dev/null
 	if [ -e "$db" ]; then
-		complete "flush-$k" "$db"
+		case_complete "flush-$k" "$db"
 	elif [ "$grown" = 1 ]; then
 		pass "atomic/flush-$k/absent"
 	else
@@ -86,11 +86,11 @@ for f in 0.1 0.5 0.9; do
 	cp "$A/whole.db" "$db"
 	kill_at "$db" "$f"
 	check "atomic/over-$f/still-there" test -f "$db"
-	complete "over-$f" "$db"
+	case_complete "over-$f" "$db"
 done
 
 # temporary files are the only leftovers of a kill, and never at the target
-check "atomic/leftovers-are-temporary" test -z "$(ls -A "$A" | grep -v -e '^fresh-.*\.db$' -e '^flush-.*\.db$' -e '^over-.*\.db$' -e '^whole\.db$' -e '^\.[a-z0-9.-]*\.db\.tmp-......$')"
+check "atomic/leftovers-are-temporary" test -z "$(ls_names "$A" | grep -v -e '^fresh-.*\.db$' -e '^flush-.*\.db$' -e '^over-.*\.db$' -e '^whole\.db$' -e '^\.[a-z0-9.-]*\.db\.tmp-......$')"
 
 # SIGTERM in the middle: no case, no temporary file
 "$NF_BIN" ingest "$IN" -o "$A/term.db" -q > /dev/null 2> "$A/term.err" &
@@ -98,7 +98,7 @@ pid=$!
 # once its temporary case exists it handles the signal (a sanitizer build
 # under load may take longer than the sleep below just to start)
 for _ in $(seq 500); do
-	[ -n "$(ls -A "$A" | grep '^\.term\.db\.tmp-')" ] && break
+	[ -n "$(ls_names "$A" | grep '^\.term\.db\.tmp-')" ] && break
 	kill -0 "$pid" 2> /dev/null || break
 	sleep 0.01
 done
@@ -108,13 +108,13 @@ wait "$pid"
 rc=$?
 if [ "$rc" -eq 0 ]; then
 	# the signal came after the last member: the case is whole
-	complete term "$A/term.db"
+	case_complete term "$A/term.db"
 else
 	check_eq "atomic/term/exit-130" 130 "$rc"
 	check "atomic/term/no-case" test ! -e "$A/term.db"
 	check "atomic/term/says" grep -q "interrupted; no case written" "$A/term.err"
 fi
-check "atomic/term/no-temporary-left" test -z "$(ls -A "$A" | grep '^\.term\.db\.tmp-')"
+check "atomic/term/no-temporary-left" test -z "$(ls_names "$A" | grep '^\.term\.db\.tmp-')"
 
 # ---- temporary files of killed writers go; a running writer's stay ---------
 S="$A/sweep"
@@ -122,29 +122,29 @@ mkdir -p "$S"
 "$NF_BIN" ingest "$IN" -o "$S/killed.db" -q > /dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1000); do
-	[ -n "$(ls -A "$S" | grep '^\.killed\.db\.tmp-')" ] && break
+	[ -n "$(ls_names "$S" | grep '^\.killed\.db\.tmp-')" ] && break
 	kill -0 "$pid" 2> /dev/null || break
 	sleep 0.005
 done
 kill -KILL "$pid" 2> /dev/null
 wait "$pid" 2> /dev/null
-left=$(ls -A "$S" | grep -c '^\.killed\.db\.tmp-')
+left=$(ls_names "$S" | grep -c '^\.killed\.db\.tmp-')
 check_eq "atomic/sweep/kill-leaves-one" 1 "$left"
 # the next ingest into the directory removes it; a writer that is alive
 # (stopped here) keeps its file while another ingest runs
 "$NF_BIN" ingest "$IN" -o "$S/alive.db" -q > /dev/null 2> "$S/alive.err" &
 alive=$!
 for _ in $(seq 1000); do
-	[ -n "$(ls -A "$S" | grep '^\.alive\.db\.tmp-')" ] && break
+	[ -n "$(ls_names "$S" | grep '^\.alive\.db\.tmp-')" ] && break
 	sleep 0.005
 done
 kill -STOP "$alive"
 "$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$S/next.db" -q > /dev/null 2> "$S/next.err"
 check_eq "atomic/sweep/next-exit-0" 0 "$?"
-check_eq "atomic/sweep/dead-removed" 0 "$(ls -A "$S" | grep -c '^\.killed\.db\.tmp-')"
+check_eq "atomic/sweep/dead-removed" 0 "$(ls_names "$S" | grep -c '^\.killed\.db\.tmp-')"
 # (the stopped ingest, started after the kill, is the one that swept it)
 check "atomic/sweep/says" grep -q "killed\.db\.tmp-.*: removed a temporary file left by a writer that was killed" "$S/alive.err"
-check_eq "atomic/sweep/alive-kept" 1 "$(ls -A "$S" | grep -c '^\.alive\.db\.tmp-')"
+check_eq "atomic/sweep/alive-kept" 1 "$(ls_names "$S" | grep -c '^\.alive\.db\.tmp-')"
 # someone else's file of the same shape (not a case) is left alone
 printf 'not a case\n' > "$S/.notes.txt.tmp-abcdef"
 "$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$S/next2.db" -q > /dev/null 2>&1
@@ -152,8 +152,8 @@ check "atomic/sweep/other-files-kept" test -f "$S/.notes.txt.tmp-abcdef"
 kill -CONT "$alive"
 wait "$alive"
 check_eq "atomic/sweep/alive-finishes" 0 "$?"
-complete sweep-alive "$S/alive.db"
-check_eq "atomic/sweep/nothing-left" 0 "$(ls -A "$S" | grep -c '\.db\.tmp-')"
+case_complete sweep-alive "$S/alive.db"
+check_eq "atomic/sweep/nothing-left" 0 "$(ls_names "$S" | grep -c '\.db\.tmp-')"
 
 # ---- the case reaches the disk before its name does --------------------------
 # (strace shows the order: the file's fsync, the rename, the directory's fsync)

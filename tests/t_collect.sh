@@ -143,7 +143,7 @@ if [ "$(id -u)" -eq 0 ] && id -u nobody > /dev/null 2>&1 && command -v runuser >
 		--group "$grp" --fr-prefix "$U/dumps/none_" "$U/logs" > /dev/null 2>&1
 	check_eq "collect/group/mode-0640" "640 $grp" "$(stat -c '%a %G' "$U/out/node-g.tar.gz")"
 	# staged beside the output, never left behind
-	check_eq "collect/as-user/no-staging-left" "" "$(ls -A "$U/out" | grep -v '\.tar\.gz$')"
+	check_eq "collect/as-user/no-staging-left" "" "$(ls_names "$U/out" | grep -v '\.tar\.gz$')"
 else
 	echo "skip collect/as-user: needs root, the user nobody and runuser"
 fi

@@ -2,7 +2,7 @@
 # Shell completion (contrib/ncclforensic.bash, contrib/_ncclforensic): every
 # command of `ncclforensic --help` and every option of `ncclforensic CMD
 # --help` is offered (so the lists cannot drift), the bash one is
-# shellcheck-clean and completes commands, options, option values, case
+# clean under shellcheck and completes commands, options, option values, case
 # databases and archives, and the zsh one parses.
 . tests/lib.sh
 bashc=contrib/ncclforensic.bash

@@ -37,7 +37,7 @@ clean ingest-stdout "$T/ingest.out"
 
 # a verdict and evidence that quote the hostile lines and name (through SQL,
 # so that this tests the outputs, not which lines the analysis picks)
-sql "$T/c.db" "UPDATE verdict SET summary = (SELECT group_concat(text, ' ') FROM lines WHERE line_no IN (2, 3)),
+sql_write "$T/c.db" "UPDATE verdict SET summary = (SELECT group_concat(text, ' ') FROM lines WHERE line_no IN (2, 3)),
   process_group = (SELECT path FROM sources LIMIT 1), op = 'a\`\`b', culprit_ranks = '[0]';
 DELETE FROM evidence WHERE finding_id = 0;
 INSERT INTO evidence(finding_id, ord, source_id, line_no, event_id, note)

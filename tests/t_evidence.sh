@@ -103,7 +103,7 @@ old=$(sum "$E/old.md")
 check_eq "evidence/report-write-fails/exit-6" 6 "$?"
 check_eq "evidence/report-write-fails/old-intact" "$old" "$(sum "$E/old.md")"
 check "evidence/report-write-fails/says" grep -Eq "cannot write .*old\.md: File too large" "$E/full.err"
-check_eq "evidence/report-write-fails/no-temporary" 0 "$(ls -A "$E" | grep -c '^\.old\.md\.tmp-')"
+check_eq "evidence/report-write-fails/no-temporary" 0 "$(ls_names "$E" | grep -c '^\.old\.md\.tmp-')"
 # and so does an ingest that cannot write its case
 cp "$E/r.db" "$E/keep.db"
 keep=$(sum "$E/keep.db")
@@ -112,7 +112,7 @@ check_eq "evidence/ingest-write-fails/exit-6" 6 "$?"
 check_eq "evidence/ingest-write-fails/old-intact" "$keep" "$(sum "$E/keep.db")"
 check "evidence/ingest-write-fails/says" grep -Eq "(disk is full|input/output error)" "$E/ifull.err"
 check "evidence/ingest-write-fails/not-internal" sh -c "! grep -q 'fatal' '$E/ifull.err'"
-check_eq "evidence/ingest-write-fails/no-temporary" 0 "$(ls -A "$E" | grep -c '^\.keep\.db\.tmp-')"
+check_eq "evidence/ingest-write-fails/no-temporary" 0 "$(ls_names "$E" | grep -c '^\.keep\.db\.tmp-')"
 
 # ---- a case that cannot be written to, or is damaged --------------------------
 # (root writes through a mode of 444: as root, analyze runs as nobody)

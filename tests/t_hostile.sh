@@ -356,7 +356,7 @@ fi
 
 # ---- a case from a newer schema version -------------------------------------
 cp "$T/crlf.db" "$T/newer.db"
-sql "$T/newer.db" "UPDATE meta SET value='99' WHERE key='schema_version'" > /dev/null
+sql_write "$T/newer.db" "UPDATE meta SET value='99' WHERE key='schema_version'" > /dev/null
 "$NF_BIN" sql "$T/newer.db" "SELECT count(*) FROM sources" > "$T/newer.out" 2> "$T/newer.err"
 rc=$?
 exit_is newer-schema 3

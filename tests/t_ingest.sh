@@ -146,16 +146,16 @@ old_case() {
 	new=$(ingest_case "$1")
 	old="$TMP/old-$1.db"
 	cp "$new" "$old"
-	"$NF_BIN" sql "$old" "UPDATE events SET fields = json_patch(json_patch('{}', json_object('record_id', f.record_id,
+	"$NF_BIN" sql --write "$old" "UPDATE events SET fields = json_patch(json_patch('{}', json_object('record_id', f.record_id,
 	  'pg_id', f.pg_id, 'pg_name', f.pg_name, 'pg_desc', f.pg_desc, 'seq', f.seq, 'p2p_seq', f.p2p_seq,
 	  'is_p2p', nullif(f.is_p2p, 0), 'op', f.op, 'numel_in', f.numel_in, 'numel_out', f.numel_out, 'dtype', f.dtype,
 	  'state', f.state, 'time_created_us', f.time_created_us, 'time_started_us', f.time_started_us,
 	  'time_completed_us', f.time_completed_us, 'duration_ms', f.duration_ms, 'timeout_ms', f.timeout_ms,
 	  'frame', f.frame)), events.fields) FROM fr_entries f
 	  WHERE events.kind = 'fr_entry' AND f.event_id = events.event_id" > /dev/null
-	"$NF_BIN" sql "$old" "DROP TABLE fr_entries" > /dev/null
-	"$NF_BIN" sql "$old" "DROP TABLE kinds" > /dev/null
-	"$NF_BIN" sql "$old" "UPDATE meta SET value = '1' WHERE key = 'schema_version'" > /dev/null
+	"$NF_BIN" sql --write "$old" "DROP TABLE fr_entries" > /dev/null
+	"$NF_BIN" sql --write "$old" "DROP TABLE kinds" > /dev/null
+	"$NF_BIN" sql --write "$old" "UPDATE meta SET value = '1' WHERE key = 'schema_version'" > /dev/null
 	# read-only (reports, the TUI): the table is made in the connection's temporary schema
 	cp "$old" "$TMP/old-ro-$1.db"
 	"$NF_BIN" report "$new" --format md > "$TMP/new-$1.md" 2>&1

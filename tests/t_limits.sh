@@ -66,7 +66,7 @@ check "limits/html-span/few-ticks" test "$(grep -o 'class="tick"' "$L/yr.html" |
 # ---- a field of megabytes in the text report ------------------------------------
 cp "$db" "$L/word.db"
 word="replace(hex(zeroblob(2000000)), '0', 'w')" # 4,000,000 w's
-sql "$L/word.db" "UPDATE verdict SET summary = $word; UPDATE findings SET summary = $word WHERE finding_id = (SELECT min(finding_id) FROM findings)" > /dev/null
+sql_write "$L/word.db" "UPDATE verdict SET summary = $word; UPDATE findings SET summary = $word WHERE finding_id = (SELECT min(finding_id) FROM findings)" > /dev/null
 check_eq "limits/long-word-text/fixture" 4000000 "$(sql "$L/word.db" "SELECT length(summary) FROM verdict")"
 t0=$(date +%s)
 "$NF_BIN" report "$L/word.db" --format text -o "$L/word.txt"
@@ -76,7 +76,7 @@ check "limits/long-word-text/linear ($((t1 - t0)) s)" test $((t1 - t0)) -lt 10
 
 # ---- --redact finds host names in any case ----------------------------------------
 cp "$db" "$L/red.db"
-sql "$L/red.db" "UPDATE verdict SET summary = summary || ' seen on GPU-NODE02 and Gpu-Node01.'" > /dev/null
+sql_write "$L/red.db" "UPDATE verdict SET summary = summary || ' seen on GPU-NODE02 and Gpu-Node01.'" > /dev/null
 "$NF_BIN" report "$L/red.db" --redact -o "$L/red.md"
 check_eq "limits/redact-case/exit-0" 0 "$?"
 check_eq "limits/redact-case/no-host-left" 0 "$(grep -ci 'gpu-node0' "$L/red.md")"

@@ -24,11 +24,20 @@ prepare() {
 	files=""
 	for f in "$@"; do files="$files $FIX/$f"; done
 	# shellcheck disable=SC2086
-	check "report/$job/fixture" "$NF_BIN" sql "$db" "$(cat $files)"
+	check "report/$job/fixture" "$NF_BIN" sql --write "$db" "$(cat $files)"
 }
 
 no_match() { ! grep -Eq "$1" "$2"; }
-max_width() { awk -v w="$1" 'length($0) > w { bad = 1 } END { exit bad }' "$2"; }
+# no line wider than W, but a quoted log line ("    > ", kept whole) or a
+# single word longer than the line (a path, a setting's name: never cut)
+max_width() { awk -v w="$1" 'length($0) > w && $0 !~ /^    > / && NF > 1 { bad = 1 } END { exit bad }' "$2"; }
+# every word of the text report is a word of the Markdown one: nothing cut
+# inside a word ("Watch" "dog", "TORCH_NCCL_DEBUG_INFO_TEM" "P_FILE")
+words_whole() {
+	tr -s ' \t' '\n\n' < "$1" | sed 's/^[>*`|(]*//; s/[.,:;)`|*]*$//' | grep -E '^[A-Za-z_]{6,}$' | sort -u > "$1.words"
+	tr -d '\\' < "$2" | tr -s ' \t`*|()' '\n\n\n\n\n\n\n' | sed 's/^[>]*//; s/[.,:;]*$//' | sort -u > "$2.words"
+	test -z "$(comm -23 "$1.words" "$2.words")"
+}
 
 for job in $JOBS; do
 	prepare "$job" report_common.sql "report_$job.sql"
@@ -73,6 +82,8 @@ for job in $JOBS; do
 	check "report/$job/deterministic-html" cmp "$h" "$TMP/$job.html2"
 	"$NF_BIN" report "$db" --format text --width 60 > "$TMP/$job.w60"
 	check "report/$job/text-width-60" max_width 60 "$TMP/$job.w60"
+	"$NF_BIN" report "$db" --format text --width 40 > "$TMP/$job.w40"
+	check "report/$job/text-width-40-words-whole" words_whole "$TMP/$job.w40" "$TMP/$job.md"
 done
 
 # --redact: hosts, addresses, user paths and pids become aliases, the same ones everywhere
@@ -98,7 +109,7 @@ check "report/redact/json-pid-alias" jq -e 'all(.ranks[]; .pid | test("^pid-[0-9
 # a case without a verdict (the analysis has not run): still a valid JSON verdict, exit 0
 e="$TMP/report-empty.db"
 cp "$db" "$e"
-"$NF_BIN" sql "$e" "DELETE FROM verdict; DELETE FROM evidence; DELETE FROM findings; DELETE FROM cascade;" > /dev/null
+"$NF_BIN" sql --write "$e" "DELETE FROM verdict; DELETE FROM evidence; DELETE FROM findings; DELETE FROM cascade;" > /dev/null
 "$NF_BIN" report "$e" --format json > "$TMP/empty.json"
 check_eq "report/empty/json-exit" 0 "$?"
 check "report/empty/json-unknown" jq -e '.verdict | .outcome == "unknown" and .cause == "unknown" and
@@ -123,7 +134,7 @@ s=$(ingest_case stall)
 m="$TMP/report-many.db"
 rm -f "$m"
 cp "$s" "$m"
-check "report/many/fixture" "$NF_BIN" sql "$m" "$(cat $FIX/report_many.sql)"
+check "report/many/fixture" "$NF_BIN" sql --write "$m" "$(cat $FIX/report_many.sql)"
 t0=$(date +%s%N)
 "$NF_BIN" report "$m" > "$TMP/many.md"
 t1=$(date +%s%N)

@@ -21,8 +21,8 @@ for fx in tests/diagnosis/*/*.sql tests/diagnosis/*/*.sql.gz; do
 	db="$R/$rule-$name.db"
 	cp "$R/empty.db" "$db"
 	case $fx in
-	*.gz) gzip -dc "$fx" | "$NF_BIN" sql "$db" > /dev/null 2> "$db.err" ;;
-	*) "$NF_BIN" sql "$db" "$(cat "$fx")" > /dev/null 2> "$db.err" ;;
+	*.gz) gzip -dc "$fx" | "$NF_BIN" sql --write "$db" > /dev/null 2> "$db.err" ;;
+	*) "$NF_BIN" sql --write "$db" "$(cat "$fx")" > /dev/null 2> "$db.err" ;;
 	esac
 	if [ -s "$db.err" ]; then
 		fail "rules/$rule/$name/fixture" "$(head -c 200 "$db.err")"

@@ -44,7 +44,7 @@ SELECT host, rank, pid, 'lo', '127.0.0.1', 'Socket', 'P2P, NET/Socket' FROM rank
 stall=$(ingest_case stall)
 db="$T/stall.db"
 cp "$stall" "$db"
-"$NF_BIN" sql "$db" "$tui_verdict_sql" > "$T/verdict.out" 2>&1
+"$NF_BIN" sql --write "$db" "$tui_verdict_sql" > "$T/verdict.out" 2>&1
 check_eq "tui/test-verdict-set" "1" "$(sql "$db" "SELECT count(*) FROM verdict")"
 
 # screen NAME KEYS [OPTIONS...]: the screen after KEYS in $T/NAME.txt
@@ -113,7 +113,7 @@ check "tui/analysis-verdict/status" sh -c "tail -n 1 '$T/real.txt' | grep -q '^v
 
 # no verdict: no highlight, "no verdict", and c and f still answer
 cp "$stall" "$T/noverdict.db"
-"$NF_BIN" sql "$T/noverdict.db" "DELETE FROM verdict" > /dev/null 2>&1
+"$NF_BIN" sql --write "$T/noverdict.db" "DELETE FROM verdict" > /dev/null 2>&1
 "$NF_BIN" tui "$T/noverdict.db" --ascii --script "" --dump-screen "$T/nv.txt" > /dev/null 2>&1
 check "tui/no-verdict/status" sh -c "tail -n 1 '$T/nv.txt' | grep -q '^no verdict'"
 check "tui/no-verdict/no-culprit" sh -c "! grep -q culprit '$T/nv.txt'"
@@ -223,3 +223,29 @@ if [ -n "$big" ] && [ -f "$big" ]; then
 	echo "tui/big: $(tail -n 1 "$T/big.err")"
 	if [ "$took" -le 20 ]; then pass "tui/big/whole-run-under-20s"; else fail "tui/big/whole-run-under-20s" "took ${took}s"; fi
 fi
+
+# C collapses every host, E expands them; ! keeps the hosts with findings
+# (the test verdict's culprit host gpu-node02: its rank 2 is the culprit)
+screen collapse-all 'C'
+check_eq "tui/collapse-all/no-rank-rows" 0 "$(grep -c '^ *r[0-9] ' "$T/collapse-all.txt")"
+check "tui/collapse-all/says" grep -q 'every host collapsed' "$T/collapse-all.txt"
+screen expand-all 'CE'
+check_eq "tui/expand-all/rank-rows" 6 "$(grep -cE '^[ >]*r[0-9]' "$T/expand-all.txt")"
+screen noted '!'
+check "tui/noted/culprit-host" grep -q 'gpu-node02' "$T/noted.txt"
+check "tui/noted/says" grep -q 'hosts: those with findings' "$T/noted.txt"
+check_eq "tui/noted/other-hosts-hidden" 0 "$(grep -c 'gpu-node01 \|gpu-node03 ' "$T/noted.txt")"
+screen noted-back '!!'
+check "tui/noted-back/all-hosts" grep -q 'gpu-node03' "$T/noted-back.txt"
+# w wraps the lines view: a line longer than the screen goes on below
+screen wrapped 'cee\nw'
+check "tui/wrap/says" grep -q 'long lines wrap' "$T/wrapped.txt"
+screen unwrapped 'cee\n'
+check "tui/wrap/more-rows-for-fewer-lines" test "$(grep -cE '^[ >]* [0-9]+  ' "$T/wrapped.txt")" -lt \
+	"$(grep -cE '^[ >]* [0-9]+  ' "$T/unwrapped.txt")"
+# f on a completed job: no failure to jump to
+done_db="$T/done.db"
+cp "$db" "$done_db"
+"$NF_BIN" sql --write "$done_db" "UPDATE verdict SET outcome = 'completed', cause = 'none', first_failure_us = NULL" > /dev/null 2>&1
+"$NF_BIN" tui "$done_db" --ascii --size 80x24 --script 'f' --dump-screen "$T/done-f.txt" > /dev/null 2>&1
+check "tui/completed/f-no-failure" grep -q 'no failure to jump to' "$T/done-f.txt"

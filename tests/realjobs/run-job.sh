@@ -59,7 +59,8 @@ for i in $(seq 1 "$nodes"); do
 	fi
 	cmd="$cmd --max-restarts=$restarts --log-dir=$job/$host/torchrun --redirects=3 --tee=3"
 	cmd="$cmd $here/train.py --job=job-$name"
-	# shellcheck disable=SC2086
+	# $frvars and node_env's output are lists of NAME=value, split on purpose
+	# shellcheck disable=SC2086,SC2046
 	env NCCL_HOSTID="$host" NCCL_SOCKET_IFNAME=lo NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,COLL \
 		NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 \
 		TORCH_NCCL_DUMP_ON_TIMEOUT=1 FINAL_TRACE_DIR="$job/$host/fr" $frvars "$@" $(node_env "$i" "$@") \
