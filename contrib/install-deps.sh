@@ -4,7 +4,7 @@
 # As root it runs apt-get; otherwise it prints the exact command to run.
 set -u
 build_pkgs="gcc make pkg-config libpcre2-dev libsqlite3-dev libarchive-dev libncurses-dev libzstd-dev"
-test_pkgs="libcmocka-dev sqlite3 tmux libxml2-utils groff-base shellcheck libarchive-tools zstd xz-utils bzip2 valgrind python3 cmark-gfm strace"
+test_pkgs="libcmocka-dev sqlite3 tmux libxml2-utils groff-base shellcheck libarchive-tools zstd xz-utils bzip2 valgrind python3 cmark-gfm strace lnav"
 # make fuzz: clang with libFuzzer and the sanitizers' runtimes
 fuzz_pkgs="clang libclang-rt-dev"
 want="$build_pkgs"

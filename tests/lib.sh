@@ -43,7 +43,7 @@ check_golden() {
 
 sql() { "$NF_BIN" sql "$1" "$2" --tsv; }
 # the names in a directory, one a line (dot files too): for grep
-ls_names() { find "$1" -mindepth 1 -maxdepth 1 -exec basename {} \; ; }
+ls_names() { find "$1" -mindepth 1 -maxdepth 1 -printf '%f\n'; }
 sql_write() { "$NF_BIN" sql --write "$1" "$2" --tsv; }
 # tsv_unescape: standard input to output with the TSV escapes of `sql --tsv`
 # (\\ \t \n \r) undone, for values that hold backslashes (regexes, say)

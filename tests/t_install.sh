@@ -1,7 +1,8 @@
 #!/bin/sh
 # make install / make uninstall: into a temporary DESTDIR, the binary, the
 # grammars and data under <prefix>/share/ncclforensic, the man page, the
-# completions, the collector and the lnav format; the installed binary, run
+# completions, the collector, the lnav format and the SQLite extension under
+# <prefix>/lib/ncclforensic; the installed binary, run
 # from outside the source tree, finds its grammars and data there and
 # diagnoses a corpus job; uninstall leaves nothing behind.
 . tests/lib.sh
@@ -16,7 +17,8 @@ make --no-print-directory -o "$NF_BIN" install BIN="$NF_BIN" PREFIX="$prefix" DE
 check_eq "install/exit" 0 "$?"
 for f in bin/ncclforensic share/man/man1/ncclforensic.1 share/bash-completion/completions/ncclforensic \
 	share/zsh/site-functions/_ncclforensic share/ncclforensic/contrib/collect-logs.sh \
-	share/ncclforensic/contrib/slurm-epilog.sh share/ncclforensic/lnav/ncclforensic.json; do
+	share/ncclforensic/contrib/slurm-epilog.sh share/ncclforensic/lnav/ncclforensic.json \
+	lib/ncclforensic/ncclforensic.so; do
 	check "install/file/$f" test -f "$root/$f"
 done
 check "install/binary-executable" test -x "$root/bin/ncclforensic"
@@ -41,6 +43,11 @@ check "install/verdict" grep -q '^verdict: hang / rank_stalled' "$TMP/ingest.out
 check "install/case-next-to-input" test -f "$away/stall.db"
 check_eq "install/data-found" "" "$(grep -i 'not found' "$TMP/ingest.err")"
 check_eq "install/culprit" "[2]" "$("$root/bin/ncclforensic" sql "$away/stall.db" "SELECT culprit_ranks FROM verdict" --tsv)"
+# the installed binary's shell loads the installed extension (lines reads)
+check_eq "install/shell-extension" "$("$root/bin/ncclforensic" sql "$away/stall.db" "SELECT count(*) FROM lines" --tsv)" \
+	"$(printf 'SELECT count(*) FROM lines;\n' | "$root/bin/ncclforensic" sql "$away/stall.db" 2>&1)"
+check_eq "install/sqlite3-extension" "$("$root/bin/ncclforensic" sql "$away/stall.db" "SELECT count(*) FROM lines" --tsv)" \
+	"$(sqlite3 -readonly "$away/stall.db" -cmd ".load $root/lib/ncclforensic/ncclforensic" "SELECT count(*) FROM lines" 2>&1)"
 if command -v man > /dev/null 2>&1; then
 	check "install/man" sh -c "MANPATH='$root/share/man' man ncclforensic 2>/dev/null | grep -q 'EXIT STATUS'"
 fi

@@ -33,7 +33,10 @@ while IFS= read -r line; do
 done < "$samples"
 check_eq "lnav/samples-are-grammar-samples" "" "$missing"
 
-# each regex matches a sample of its format, each sample a regex of it (PCRE2)
+# each regex matches a sample of its format, each sample a regex of it (PCRE2);
+# a sample matches no other format's regex but one of the same name (the
+# c10 and plain regexes are shared on purpose: lnav gives a file one format,
+# and a rank's stderr or a console mixes Python logging and c10 lines)
 "$NF_BIN" ingest "$samples" -o "$TMP/samples.db" -q > /dev/null 2>&1
 check_eq "lnav/regex-sample-pairs" "" "$(sql "$TMP/samples.db" "
 	WITH f AS (SELECT key AS fmt, value AS v FROM json_each('$q') WHERE key LIKE 'ncclforensic_%'),
@@ -44,7 +47,8 @@ check_eq "lnav/regex-sample-pairs" "" "$(sql "$TMP/samples.db" "
 	UNION ALL SELECT 'sample of ' || fmt || ' matches no regex: ' || line FROM sm
 	  WHERE NOT EXISTS (SELECT 1 FROM rx WHERE rx.fmt = sm.fmt AND sm.line REGEXP rx.pat)
 	UNION ALL SELECT 'sample of ' || sm.fmt || ' also matches ' || rx.fmt || ': ' || line FROM sm, rx
-	  WHERE rx.fmt < sm.fmt AND sm.line REGEXP rx.pat")"
+	  WHERE rx.fmt < sm.fmt AND sm.line REGEXP rx.pat
+	    AND NOT EXISTS (SELECT 1 FROM rx own WHERE own.fmt = sm.fmt AND own.name = rx.name)")"
 
 # the fields lnav would capture (perl runs the same patterns), one line per
 # sample: host pid tid dev rank local_rank level ("-" when not captured)
@@ -87,4 +91,22 @@ if command -v lnav > /dev/null 2>&1; then
 		got=$(HOME="$home" TZ=UTC lnav -n -c ";SELECT count(*) FROM $f" "$TMP/one-$f.log" 2>&1 | tail -n 1 | tr -d ' ')
 		check_eq "lnav/parses-$f" 1 "$got"
 	done
+fi
+
+# the README's recipe, with the real lnav: a job's directory (-r), every
+# file in its format, the watchdog's timeout lines as rows wherever they are
+# (a rank's stderr.log mixes Python logging and c10 lines: one format)
+if command -v lnav > /dev/null 2>&1; then
+	job="$TMP/lnav-job"
+	rm -rf "$job"
+	mkdir -p "$job"
+	tar xzf testdata/corpus/stall.tar.gz -C "$job"
+	want=$(find "$job" -name 'stderr.log' -exec grep -h 'Watchdog caught collective operation timeout' {} + | wc -l | tr -d ' ')
+	got=$(HOME="$home" TZ=UTC lnav -n -r -c ";SELECT count(*) FROM all_logs WHERE log_body LIKE '%Watchdog caught collective operation timeout%' AND log_path LIKE '%stderr.log'" "$job" 2>&1 | tail -n 1 | tr -d ' ')
+	check "lnav/recipe-has-timeouts" test "$want" -gt 0
+	check_eq "lnav/recipe-every-timeout-a-row" "$want" "$got"
+	got=$(HOME="$home" TZ=UTC lnav -n -r -c ";SELECT count(*) FROM ncclforensic_pylog WHERE rank = 3 AND log_level = 'error'" "$job" 2>&1 | tail -n 1 | tr -d ' ')
+	check "lnav/recipe-rank-3-errors" test "${got:-0}" -gt 0
+else
+	fail "lnav/installed" "lnav is not installed (contrib/install-deps.sh --test)"
 fi
