@@ -96,8 +96,9 @@ check "atomic/leftovers-are-temporary" test -z "$(ls_names "$A" | grep -v -e '^f
 "$NF_BIN" ingest "$IN" -o "$A/term.db" -q > /dev/null 2> "$A/term.err" &
 pid=$!
 # once its temporary case exists it handles the signal (a sanitizer build
-# under load may take longer than the sleep below just to start)
-for _ in $(seq 500); do
+# under load may take seconds just to start: up to 60 s are waited for, a
+# signal sent before would test nothing)
+for _ in $(seq 6000); do
 	[ -n "$(ls_names "$A" | grep '^\.term\.db\.tmp-')" ] && break
 	kill -0 "$pid" 2> /dev/null || break
 	sleep 0.01
