@@ -16,6 +16,7 @@
  * ranks without logs (diagnosis_absent.c): this one rests on what the rank
  * logged, that one on what is missing. */
 #include "diagnosis.h"
+#include "case_schema.h"
 #include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
@@ -31,7 +32,8 @@
 static const char alone_sql[] =
 	"SELECT c.rank, c.pg, c.seq, c.op, c.event_id, c.time_completed_us FROM collectives c"
 	" JOIN process_groups g ON g.pg = c.pg"
-	" WHERE c.state = 'timed_out' AND g.size = 1 AND c.rank IS NOT NULL AND c.time_completed_us IS NOT NULL"
+	" WHERE c.state = 'timed_out' AND " COLL_NOT_COMPLETED("c.") " AND g.size = 1 AND c.rank IS NOT NULL"
+	" AND c.time_completed_us IS NOT NULL"
 	/* a group of one by its own word (the members seen are not enough: a
 	 * member without logs leaves a group of two looking like one): the
 	 * rank's communicator for it, or its flight recorder's list of members,
@@ -138,7 +140,8 @@ bool diag_alone(struct diagnosis *d)
 		buf_free(&l);
 	}
 	/* the peers' wait: the first timeout of a rank that is not a culprit */
-	char *sql = xasprintf("SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c WHERE c.state = 'timed_out'"
+	char *sql = xasprintf("SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c WHERE c.state = 'timed_out' AND "
+			      COLL_NOT_COMPLETED("c.")
 			      " AND c.rank IS NOT NULL AND c.rank NOT IN (%s) ORDER BY c.time_completed_us, c.rank LIMIT 1",
 			      ids.data);
 	sqlite3_stmt *peer = db_prepare(d->db, sql);

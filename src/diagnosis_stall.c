@@ -479,7 +479,8 @@ bool diag_any_behind(struct diagnosis *d)
 	"WITH w AS (SELECT c.rank, c.pg, c.seq, c.op, c.event_id, e.time_us AS t,"                           \
 	"   e.time_us - field(e.fields, 'ran_ms') * 1000 AS t_start FROM collectives c"                      \
 	"   JOIN events e ON e.event_id = c.event_id"                                                        \
-	"   WHERE c.state = 'timed_out' AND c.rank IS NOT NULL AND c.pg IS NOT NULL AND e.time_us IS NOT NULL" \
+	"   WHERE c.state = 'timed_out' AND " COLL_NOT_COMPLETED("c.") " AND c.rank IS NOT NULL AND c.pg IS NOT NULL" \
+	"   AND e.time_us IS NOT NULL" \
 	"   AND field(e.fields, 'ran_ms') IS NOT NULL),"                                                     \
 	" first AS (SELECT rank, min(t_start) AS t_start FROM w GROUP BY rank),"                             \
 	" late AS (SELECT rank, t_start FROM first WHERE t_start > %lld)"
@@ -743,7 +744,8 @@ bool diag_stalled(struct diagnosis *d)
 		return true;
 	/* each group with a timeout, at its first stuck seq */
 	sqlite3_stmt *st = db_prepare(d->db,
-		"SELECT c.pg, min(c.seq) FROM hang_coll c WHERE c.state IN ('timed_out','failed') AND c.pg IS NOT NULL"
+		"SELECT c.pg, min(c.seq) FROM hang_coll c WHERE c.state IN ('timed_out','failed') AND " COLL_NOT_COMPLETED("c.")
+		" AND c.pg IS NOT NULL"
 		" GROUP BY c.pg");
 	struct blocked *bl = NULL;
 	size_t nb = 0, cap = 0;

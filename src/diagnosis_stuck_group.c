@@ -14,6 +14,7 @@
  * Tried last of the hang rules: a rank that never came back after the abort
  * (diagnosis_stuck.c) tells them apart where the logs allow. */
 #include "diagnosis.h"
+#include "case_schema.h"
 #include "diagnosis_limits.h"
 #include "verdict_vocab.h"
 
@@ -46,7 +47,8 @@ static const char elsewhere_sql[] =
 
 /* The first timeout of a rank outside group ?1: what its peers waited in. */
 static const char peer_sql[] =
-	"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c WHERE c.state = 'timed_out' AND c.rank IS NOT NULL"
+	"SELECT c.pg, c.seq, c.op, c.event_id FROM collectives c WHERE c.state = 'timed_out' AND " COLL_NOT_COMPLETED("c.")
+	" AND c.rank IS NOT NULL"
 	" AND c.rank NOT IN (SELECT rank FROM pg_members WHERE pg = ?1) ORDER BY c.time_completed_us, c.rank LIMIT 1";
 
 bool diag_stuck_group(struct diagnosis *d)
