@@ -66,25 +66,35 @@ int grammar_load_default(struct grammar *g, const char *const *extra_dirs, size_
 /* The built-in grammar directory that grammar_load_default() found. */
 const char *grammar_builtin_dir(void);
 
+/* What one thread's matching changes: PCRE2's match data and contexts, the
+ * counts of limits and costly matches and the rules disabled for them. The
+ * grammar itself is read-only once finished (threads may share it); each
+ * thread matches with a matcher of its own. */
+struct grammar_matcher;
+struct grammar_matcher *grammar_matcher_new(const struct grammar *g);
+/* Frees it (NCCLFORENSIC_PROFILE_RULES=1: its busiest rules on stderr first). */
+void grammar_matcher_free(struct grammar_matcher *mt);
+
 /* Matches a parsed line; true and *m filled on the first rule that matches.
  * A regex that exceeds its limits counts as no match and is counted in
  * grammar_limit_hits(). */
-bool grammar_match(const struct grammar *g, const struct line_parts *lp, struct grammar_match *m);
-long grammar_limit_hits(const struct grammar *g);
+bool grammar_match(struct grammar_matcher *mt, const struct line_parts *lp, struct grammar_match *m);
+long grammar_limit_hits(const struct grammar_matcher *mt);
 /* A rule whose regex gave up at a PCRE2 limit GRAMMAR_DISABLE_AFTER times is
- * no longer tried (a catastrophic pattern must not stall the ingest). */
+ * no longer tried by that matcher (a catastrophic pattern must not stall the
+ * ingest). */
 #define GRAMMAR_DISABLE_AFTER 8
 /* A rule costly (see grammar_limits) on this many lines is no longer tried. */
 #define GRAMMAR_COSTLY_AFTER 256
 /* The rule whose regex gave up at a limit during the last grammar_match()
  * calls, or NULL; clears it. *disabled (if not NULL) tells whether the rule
  * has just been disabled. */
-const struct rule *grammar_take_limit_hit(const struct grammar *g, bool *disabled);
+const struct rule *grammar_take_limit_hit(struct grammar_matcher *mt, bool *disabled);
 /* The rule disabled for its cost during the last grammar_match() calls, or
  * NULL; clears it. */
-const struct rule *grammar_take_costly(const struct grammar *g);
-/* Lines on which some rule was costly, over the ingest. */
-long grammar_costly_lines(const struct grammar *g);
+const struct rule *grammar_take_costly(struct grammar_matcher *mt);
+/* Lines on which some rule was costly, over the matcher's life. */
+long grammar_costly_lines(const struct grammar_matcher *mt);
 unsigned grammar_costly_steps(const struct grammar *g);
 
 size_t grammar_rule_count(const struct grammar *g);

@@ -36,10 +36,6 @@ struct rule {
 	size_t nregex, regex_cap;
 	struct rule_sample *samples;
 	size_t nsamples, samples_cap;
-	long limit_hits;    /* matches that gave up at a PCRE2 limit */
-	long costly;        /* matches over the costly_steps budget */
-	long tries, hits;   /* regex runs and matches (NCCLFORENSIC_PROFILE_RULES) */
-	bool disabled;      /* gave up or cost too often: no longer tried */
 };
 
 /* A dispatch list: candidate rules for one family and one first byte. */
@@ -52,16 +48,29 @@ struct grammar {
 	struct rule **rules;
 	size_t nrules, rules_cap;
 	struct rule_list dispatch[FAM_COUNT][256];
+	struct grammar_limits limits;
+	bool finished;
+};
+
+/* What matching changes, per rule and per matcher (grammar.h). */
+struct rule_state {
+	long limit_hits;    /* matches that gave up at a PCRE2 limit */
+	long costly;        /* matches over the costly_steps budget */
+	long tries, hits;   /* regex runs and matches (NCCLFORENSIC_PROFILE_RULES) */
+	bool disabled;      /* gave up or cost too often: no longer tried */
+};
+
+struct grammar_matcher {
+	const struct grammar *g;
 	pcre2_match_data *md;
 	pcre2_match_context *mctx;
 	pcre2_match_context *mctx_cheap; /* limited to costly_steps */
 	long costly_lines;
 	const struct rule *last_costly_disabled; /* see grammar_take_costly() */
-	struct grammar_limits limits;
 	long limit_hits;
 	const struct rule *last_limit_rule; /* see grammar_take_limit_hit() */
 	bool last_limit_disabled;
-	bool finished;
+	struct rule_state *rs;            /* by rule index */
 };
 
 #endif

@@ -50,45 +50,16 @@ static void rule_free(struct rule *r)
 	free(r);
 }
 
-static int cmp_tries(const void *a, const void *b)
-{
-	const struct rule *x = *(const struct rule *const *)a, *y = *(const struct rule *const *)b;
-	return (x->tries < y->tries) - (x->tries > y->tries);
-}
-
-/* NCCLFORENSIC_PROFILE_RULES=1: the rules whose regexes ran most, on stderr
- * (a rule without a literal, or with a common one, runs on many lines). */
-static void profile_rules(const struct grammar *g)
-{
-	const char *env = getenv("NCCLFORENSIC_PROFILE_RULES");
-	if (!env || !*env || !g->nrules)
-		return;
-	struct rule **r = xmalloc(g->nrules * sizeof(*r));
-	memcpy(r, g->rules, g->nrules * sizeof(*r));
-	qsort(r, g->nrules, sizeof(*r), cmp_tries);
-	fprintf(stderr, "%-32s %12s %12s\n", "rule", "regex runs", "matches");
-	for (size_t i = 0; i < g->nrules && i < 25 && r[i]->tries; i++)
-		fprintf(stderr, "%-32s %12ld %12ld\n", r[i]->name, r[i]->tries, r[i]->hits);
-	free(r);
-}
-
 void grammar_free(struct grammar *g)
 {
 	if (!g)
 		return;
-	profile_rules(g);
 	for (size_t i = 0; i < g->nrules; i++)
 		rule_free(g->rules[i]);
 	free(g->rules);
 	for (int f = 0; f < FAM_COUNT; f++)
 		for (int b = 0; b < 256; b++)
 			free(g->dispatch[f][b].items);
-	if (g->md)
-		pcre2_match_data_free(g->md);
-	if (g->mctx)
-		pcre2_match_context_free(g->mctx);
-	if (g->mctx_cheap)
-		pcre2_match_context_free(g->mctx_cheap);
 	free(g);
 }
 

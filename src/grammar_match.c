@@ -4,6 +4,7 @@
 #include "grammar_internal.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,13 +95,12 @@ static int pf_literal(struct pf_family *f, const char *lit, size_t len)
 	return k;
 }
 
+/* A grammar's prefilter (built by grammar_finish; evicted oldest-built first). */
 static struct prefilter *pf_for(const struct grammar *g)
 {
 	for (int i = 0; i < PF_SLOTS; i++)
-		if (pf_slots[i] && pf_slots[i]->g == g) {
-			pf_slots[i]->stamp = ++pf_clock;
-			return pf_slots[i];
-		}
+		if (pf_slots[i] && pf_slots[i]->g == g)
+			return pf_slots[i]; /* read-only: matching threads share it */
 	return NULL;
 }
 
@@ -225,36 +225,80 @@ void grammar_finish(struct grammar *g)
 		}
 	}
 	pf_build(g);
-	if (!g->md)
-		g->md = pcre2_match_data_create(GRAMMAR_MAX_FIELDS * 2 + 2, NULL);
-	if (!g->mctx) {
-		g->mctx = pcre2_match_context_create(NULL);
-		pcre2_set_match_limit(g->mctx, g->limits.match_limit);
-		pcre2_set_depth_limit(g->mctx, g->limits.depth_limit);
-		g->mctx_cheap = pcre2_match_context_create(NULL);
-		pcre2_set_match_limit(g->mctx_cheap, g->limits.costly_steps);
-		pcre2_set_depth_limit(g->mctx_cheap, g->limits.depth_limit);
-	}
 	g->finished = true;
 }
 
-static bool regex_match(struct grammar *g, const struct rule_regex *rx, const char *s, size_t n,
+struct grammar_matcher *grammar_matcher_new(const struct grammar *g)
+{
+	struct grammar_matcher *mt = xcalloc(1, sizeof(*mt));
+	mt->g = g;
+	mt->md = pcre2_match_data_create(GRAMMAR_MAX_FIELDS * 2 + 2, NULL);
+	mt->mctx = pcre2_match_context_create(NULL);
+	pcre2_set_match_limit(mt->mctx, g->limits.match_limit);
+	pcre2_set_depth_limit(mt->mctx, g->limits.depth_limit);
+	mt->mctx_cheap = pcre2_match_context_create(NULL);
+	pcre2_set_match_limit(mt->mctx_cheap, g->limits.costly_steps);
+	pcre2_set_depth_limit(mt->mctx_cheap, g->limits.depth_limit);
+	mt->rs = xcalloc(g->nrules + 1, sizeof(*mt->rs));
+	return mt;
+}
+
+/* NCCLFORENSIC_PROFILE_RULES=1: the rules whose regexes ran most, on stderr
+ * (a rule without a literal, or with a common one, runs on many lines). */
+static void profile_rules(const struct grammar_matcher *mt)
+{
+	const char *env = getenv("NCCLFORENSIC_PROFILE_RULES");
+	const struct grammar *g = mt->g;
+	if (!env || !*env || !g->nrules)
+		return;
+	size_t *order = xmalloc(g->nrules * sizeof(*order));
+	for (size_t i = 0; i < g->nrules; i++)
+		order[i] = i;
+	/* a few hundred rules: a selection of the top 25 */
+	size_t top = g->nrules < 25 ? g->nrules : 25;
+	for (size_t i = 0; i < top; i++)
+		for (size_t j = i + 1; j < g->nrules; j++)
+			if (mt->rs[order[j]].tries > mt->rs[order[i]].tries) {
+				size_t t = order[i];
+				order[i] = order[j];
+				order[j] = t;
+			}
+	fprintf(stderr, "%-32s %12s %12s\n", "rule", "regex runs", "matches");
+	for (size_t i = 0; i < top && mt->rs[order[i]].tries; i++)
+		fprintf(stderr, "%-32s %12ld %12ld\n", g->rules[order[i]]->name, mt->rs[order[i]].tries,
+			mt->rs[order[i]].hits);
+	free(order);
+}
+
+void grammar_matcher_free(struct grammar_matcher *mt)
+{
+	if (!mt)
+		return;
+	profile_rules(mt);
+	pcre2_match_data_free(mt->md);
+	pcre2_match_context_free(mt->mctx);
+	pcre2_match_context_free(mt->mctx_cheap);
+	free(mt->rs);
+	free(mt);
+}
+
+static bool regex_match(struct grammar_matcher *mt, const struct rule_regex *rx, const char *s, size_t n,
 			struct grammar_match *m, bool *costly)
 {
 	/* first within the cheap budget; past it, the match is costly and run
 	 * again with the whole limit (so the result is the same either way) */
-	int rc = pcre2_match(rx->code, (PCRE2_SPTR)s, n, 0, 0, g->md, g->mctx_cheap);
+	int rc = pcre2_match(rx->code, (PCRE2_SPTR)s, n, 0, 0, mt->md, mt->mctx_cheap);
 	*costly = rc == PCRE2_ERROR_MATCHLIMIT;
 	if (*costly)
-		rc = pcre2_match(rx->code, (PCRE2_SPTR)s, n, 0, 0, g->md, g->mctx);
+		rc = pcre2_match(rx->code, (PCRE2_SPTR)s, n, 0, 0, mt->md, mt->mctx);
 	if (rc < 0) {
 		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
 		    rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_JIT_STACKLIMIT)
-			g->limit_hits++;
+			mt->limit_hits++;
 		return false;
 	}
-	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(g->md);
-	uint32_t npairs = pcre2_get_ovector_count(g->md);
+	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(mt->md);
+	uint32_t npairs = pcre2_get_ovector_count(mt->md);
 	m->nfields = 0;
 	for (int i = 0; i < rx->ngroups; i++) {
 		uint32_t gi = (uint32_t)rx->group_num[i];
@@ -268,9 +312,9 @@ static bool regex_match(struct grammar *g, const struct rule_regex *rx, const ch
 	return true;
 }
 
-bool grammar_match(const struct grammar *g_const, const struct line_parts *lp, struct grammar_match *m)
+bool grammar_match(struct grammar_matcher *mt, const struct line_parts *lp, struct grammar_match *m)
 {
-	struct grammar *g = (struct grammar *)g_const; /* match data is scratch */
+	const struct grammar *g = mt->g;
 	const char *msg = lp->msg;
 	size_t n = lp->msg_len;
 	unsigned char b = n ? (unsigned char)msg[0] : 0;
@@ -282,36 +326,35 @@ bool grammar_match(const struct grammar *g_const, const struct line_parts *lp, s
 	bool scanned = false;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct rule *r = l->items[i];
-		if (r->disabled || (r->level && r->level != lp->level))
+		struct rule_state *st = &mt->rs[r->index];
+		if (st->disabled || (r->level && r->level != lp->level))
 			continue;
 		if (r->starts && (n < r->starts_len || memcmp(msg, r->starts, r->starts_len) != 0))
 			continue;
 		if (r->contains && !pf_contains(pff, lit_of ? lit_of[i] : -1, r, msg, n, &found, &scanned))
 			continue;
 		for (size_t k = 0; k < r->nregex; k++) {
-			long hits = g->limit_hits;
+			long hits = mt->limit_hits;
 			bool costly;
-			bool ok = regex_match(g, &r->regex[k], msg, n, m, &costly);
-			((struct rule *)r)->tries++;
-			((struct rule *)r)->hits += ok;
+			bool ok = regex_match(mt, &r->regex[k], msg, n, m, &costly);
+			st->tries++;
+			st->hits += ok;
 			if (costly) {
-				struct rule *rw = (struct rule *)r;
-				g->costly_lines++;
-				if (++rw->costly >= GRAMMAR_COSTLY_AFTER) {
-					rw->disabled = true;
-					g->last_costly_disabled = r;
+				mt->costly_lines++;
+				if (++st->costly >= GRAMMAR_COSTLY_AFTER) {
+					st->disabled = true;
+					mt->last_costly_disabled = r;
 				}
 			}
 			if (ok) {
 				m->rule = r;
 				return true;
 			}
-			if (g->limit_hits != hits) {
-				struct rule *rw = (struct rule *)r;
-				g->last_limit_rule = r;
-				g->last_limit_disabled = ++rw->limit_hits >= GRAMMAR_DISABLE_AFTER;
-				if (g->last_limit_disabled) {
-					rw->disabled = true;
+			if (mt->limit_hits != hits) {
+				mt->last_limit_rule = r;
+				mt->last_limit_disabled = ++st->limit_hits >= GRAMMAR_DISABLE_AFTER;
+				if (mt->last_limit_disabled) {
+					st->disabled = true;
 					break;
 				}
 			}
@@ -320,11 +363,10 @@ bool grammar_match(const struct grammar *g_const, const struct line_parts *lp, s
 	return false;
 }
 
-const struct rule *grammar_take_costly(const struct grammar *g_const)
+const struct rule *grammar_take_costly(struct grammar_matcher *mt)
 {
-	struct grammar *g = (struct grammar *)g_const;
-	const struct rule *r = g->last_costly_disabled;
-	g->last_costly_disabled = NULL;
+	const struct rule *r = mt->last_costly_disabled;
+	mt->last_costly_disabled = NULL;
 	return r;
 }
 
@@ -333,23 +375,22 @@ unsigned grammar_costly_steps(const struct grammar *g)
 	return g->limits.costly_steps;
 }
 
-long grammar_costly_lines(const struct grammar *g)
+long grammar_costly_lines(const struct grammar_matcher *mt)
 {
-	return g->costly_lines;
+	return mt->costly_lines;
 }
 
-long grammar_limit_hits(const struct grammar *g)
+long grammar_limit_hits(const struct grammar_matcher *mt)
 {
-	return g->limit_hits;
+	return mt->limit_hits;
 }
 
-const struct rule *grammar_take_limit_hit(const struct grammar *g_const, bool *disabled)
+const struct rule *grammar_take_limit_hit(struct grammar_matcher *mt, bool *disabled)
 {
-	struct grammar *g = (struct grammar *)g_const; /* like the match data: scratch */
-	const struct rule *r = g->last_limit_rule;
+	const struct rule *r = mt->last_limit_rule;
 	if (disabled)
-		*disabled = r && g->last_limit_disabled;
-	g->last_limit_rule = NULL;
-	g->last_limit_disabled = false;
+		*disabled = r && mt->last_limit_disabled;
+	mt->last_limit_rule = NULL;
+	mt->last_limit_disabled = false;
 	return r;
 }

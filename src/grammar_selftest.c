@@ -43,13 +43,13 @@ static bool next_expect(const char **pp, char *name, size_t nn, char *val, size_
 	return true;
 }
 
-static int check_sample(const struct grammar *g, const struct rule *r, const struct rule_sample *s,
+static int check_sample(struct grammar_matcher *mt, const struct rule *r, const struct rule_sample *s,
 			FILE *out)
 {
 	struct line_parts lp;
 	struct grammar_match m;
 	line_parts_parse(s->line, strlen(s->line), line_has_srun_label(s->line, strlen(s->line)), &lp);
-	if (!grammar_match(g, &lp, &m)) {
+	if (!grammar_match(mt, &lp, &m)) {
 		if (out)
 			fprintf(out, "%s:%d: rule %s: sample matches no rule (family %s): %s\n", s->file,
 				s->line_no, r->name, family_name(lp.family), s->line);
@@ -88,7 +88,7 @@ static int check_sample(const struct grammar *g, const struct rule *r, const str
 }
 
 /* Each regex variant must match at least one sample of its rule. */
-static int check_variants(struct grammar *g, const struct rule *r, FILE *out)
+static int check_variants(struct grammar_matcher *mt, const struct rule *r, FILE *out)
 {
 	int bad = 0;
 	for (size_t k = 0; k < r->nregex; k++) {
@@ -97,7 +97,7 @@ static int check_variants(struct grammar *g, const struct rule *r, FILE *out)
 			struct line_parts lp;
 			const char *line = r->samples[i].line;
 			line_parts_parse(line, strlen(line), line_has_srun_label(line, strlen(line)), &lp);
-			int rc = pcre2_match(r->regex[k].code, (PCRE2_SPTR)lp.msg, lp.msg_len, 0, 0, g->md, g->mctx);
+			int rc = pcre2_match(r->regex[k].code, (PCRE2_SPTR)lp.msg, lp.msg_len, 0, 0, mt->md, mt->mctx);
 			hit = rc >= 0;
 		}
 		if (!hit) {
@@ -114,24 +114,18 @@ int grammar_selftest(const struct grammar *g, void *out_file, int *n_checked)
 {
 	FILE *out = out_file;
 	int failures = 0, checked = 0;
+	/* a matcher of its own: the samples' limit hits are not the input's */
+	struct grammar_matcher *mt = grammar_matcher_new(g);
 	for (size_t i = 0; i < g->nrules; i++) {
 		const struct rule *r = g->rules[i];
 		for (size_t k = 0; k < r->nsamples; k++) {
-			failures += check_sample(g, r, &r->samples[k], out);
+			failures += check_sample(mt, r, &r->samples[k], out);
 			checked++;
 		}
-		failures += check_variants((struct grammar *)g, r, out);
+		failures += check_variants(mt, r, out);
 	}
 	if (n_checked)
 		*n_checked = checked;
-	/* limit hits of the samples are not the input's: leave none behind */
-	struct grammar *gw = (struct grammar *)g;
-	gw->limit_hits = 0;
-	gw->last_limit_rule = NULL;
-	gw->last_limit_disabled = false;
-	for (size_t i = 0; i < gw->nrules; i++) {
-		gw->rules[i]->limit_hits = 0;
-		gw->rules[i]->disabled = false;
-	}
+	grammar_matcher_free(mt);
 	return failures;
 }

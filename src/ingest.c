@@ -50,6 +50,7 @@ struct pipe; /* the load's queue to the writer thread, below */
 struct ingest {
 	const struct ingest_opts *o;
 	struct grammar *g;
+	struct grammar_matcher *matcher; /* the reader thread's (grammar.h) */
 	struct case_writer w;
 	struct pipe *pipe;
 	struct walk_limits limits;
@@ -64,6 +65,7 @@ struct ingest {
 
 struct member_ctx {
 	struct ingest *in;
+	struct buf *json;     /* scratch for an event's fields: the thread's own (in->json today) */
 	int64_t source_id;
 	const char *path;
 	struct member_class mc;
@@ -475,7 +477,7 @@ static void tail_push(struct member_ctx *m, struct tail *t, const struct event_r
 
 static void tails_flush(struct member_ctx *m)
 {
-	struct buf *json = &m->in->json;
+	struct buf *json = m->json;
 	for (size_t i = 0; i < m->ntails; i++) {
 		struct tail *t = &m->tails[i];
 		for (int j = 0; j < t->n; j++) {
@@ -1058,16 +1060,16 @@ static void learn_boot_time(struct member_ctx *m, const struct line_parts *lp, c
 static bool match_line(struct member_ctx *m, const struct line_parts *lp, long line_no, struct grammar_match *gm)
 {
 	struct ingest *in = m->in;
-	bool matched = grammar_match(in->g, lp, gm);
+	bool matched = grammar_match(in->matcher, lp, gm);
 	bool rule_disabled;
-	const struct rule *gave_up = grammar_take_limit_hit(in->g, &rule_disabled);
+	const struct rule *gave_up = grammar_take_limit_hit(in->matcher, &rule_disabled);
 	if (gave_up) {
 		in->sum->input_errors++;
 		diag_input(m->path, line_no, "rule %s (%s:%d): regex gave up at the PCRE2 match/depth limit; "
 			   "line kept%s", rule_name(gave_up), rule_file(gave_up), rule_line(gave_up),
 			   rule_disabled ? "; rule disabled for the rest of this ingest" : "");
 	}
-	const struct rule *costly = grammar_take_costly(in->g);
+	const struct rule *costly = grammar_take_costly(in->matcher);
 	if (costly) {
 		in->sum->input_errors++;
 		diag_input(m->path, line_no, "rule %s (%s:%d): its regex needed more than %u match steps on %d lines; "
@@ -1119,8 +1121,8 @@ static void emit_match(struct member_ctx *m, const struct line_parts *lp, const 
 		}
 		tail_push(m, tail_for(m, gm->rule, lp->pid, rank, key, klen), &e, gm, lp->msg, lp->msg_len);
 	} else {
-		fields_json(&m->in->json, gm);
-		e.fields_json = m->in->json.data;
+		fields_json(m->json, gm);
+		e.fields_json = m->json->data;
 		write_event(m, &e);
 	}
 }
@@ -1567,7 +1569,8 @@ static int on_member(void *ctx, const struct member_info *mi, struct member_stre
 		return -1;
 	in->sum->members++;
 	progress_update(&in->prog, 0, 1);
-	struct member_ctx m = {.in = in, .path = mi->path, .rank_hint = -1, .pid_hint = -1, .boot_us = INT64_MIN};
+	struct member_ctx m = {.in = in, .json = &in->json, .path = mi->path, .rank_hint = -1, .pid_hint = -1,
+			       .boot_us = INT64_MIN};
 	if (mi->type != MT_FILE) {
 		enum source_kind k = (mi->type == MT_SYMLINK || mi->type == MT_HARDLINK) ? SK_LINK : SK_OTHER;
 		int64_t id = new_source(in, mi, k);
@@ -1643,9 +1646,9 @@ static void write_meta(struct ingest *in)
 	db_meta_set(in->w.db, "skipped_lines", v);
 	snprintf(v, sizeof(v), "%ld", in->sum->input_errors);
 	db_meta_set(in->w.db, "input_errors", v);
-	snprintf(v, sizeof(v), "%ld", grammar_limit_hits(in->g));
+	snprintf(v, sizeof(v), "%ld", grammar_limit_hits(in->matcher));
 	db_meta_set(in->w.db, "regex_limit_hits", v);
-	snprintf(v, sizeof(v), "%ld", grammar_costly_lines(in->g));
+	snprintf(v, sizeof(v), "%ld", grammar_costly_lines(in->matcher));
 	db_meta_set(in->w.db, "regex_costly_matches", v);
 	snprintf(v, sizeof(v), "%zu", grammar_rule_count(in->g));
 	db_meta_set(in->w.db, "grammar_rules", v);
@@ -1682,7 +1685,7 @@ static void replay_rank_nccl(struct ingest *in)
 		"  WHERE r.lines > coalesce((SELECT c.lines FROM temp.copied c WHERE c.rank_source = r.source_id), 0)\n"
 		"  ORDER BY r.source_id");
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		struct member_ctx m = {.in = in, .source_id = sqlite3_column_int64(q, 0), .replay = true,
+		struct member_ctx m = {.in = in, .json = &in->json, .source_id = sqlite3_column_int64(q, 0), .replay = true,
 				       .path = (const char *)sqlite3_column_text(q, 2)};
 		m.mc.kind = SK_RANK_LOG;
 		m.mc.srun_labels = sqlite3_column_int(q, 1) != 0;
@@ -1846,6 +1849,7 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		sigaction(SIGTERM, &old_term, NULL);
 		return NF_EXIT_NOTHING;
 	}
+	in.matcher = grammar_matcher_new(in.g);
 	struct stat tmp_st;
 	if (fstat(in.w.file.fd, &tmp_st) == 0) {
 		in.limits.skip_dev = (uint64_t)tmp_st.st_dev;
@@ -1944,6 +1948,7 @@ done:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	buf_free(&in.json);
+	grammar_matcher_free(in.matcher);
 	grammar_free(in.g);
 	return exit_code;
 }

@@ -11,6 +11,7 @@
 #include "grammar.h"
 
 static struct grammar *g;
+static struct grammar_matcher *mt;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -25,6 +26,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		exit(1);
 	}
 	grammar_finish(g);
+	mt = grammar_matcher_new(g);
 	return 0;
 }
 
@@ -33,7 +35,7 @@ static void one_line(const char *line, size_t len, bool srun, struct buf *json)
 	struct line_parts lp;
 	struct grammar_match m;
 	line_parts_parse(line, len, srun, &lp);
-	if (!grammar_match(g, &lp, &m))
+	if (!grammar_match(mt, &lp, &m))
 		return;
 	if (rule_index(m.rule) >= grammar_rule_count(g) || grammar_rule(g, rule_index(m.rule)) != m.rule)
 		abort();

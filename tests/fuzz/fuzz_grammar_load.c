@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		grammar_finish(g);
 		int n = 0;
 		grammar_selftest(g, NULL, &n);
+		struct grammar_matcher *mt = grammar_matcher_new(g);
 		for (size_t i = 0; i < grammar_rule_count(g); i++) {
 			const struct rule *r = grammar_rule(g, i);
 			if (!rule_name(r) || !rule_class(r) || rule_index(r) != i)
@@ -41,11 +42,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				struct line_parts lp;
 				struct grammar_match m;
 				line_parts_parse(line, strlen(line), true, &lp);
-				if (grammar_match(g, &lp, &m) && (m.nfields < 0 || m.nfields > GRAMMAR_MAX_FIELDS))
+				if (grammar_match(mt, &lp, &m) && (m.nfields < 0 || m.nfields > GRAMMAR_MAX_FIELDS))
 					abort();
 			}
 		}
-		grammar_limit_hits(g);
+		grammar_limit_hits(mt);
+		grammar_matcher_free(mt);
 	}
 	grammar_free(g);
 	unlink(path);
