@@ -56,12 +56,24 @@ int sql_shell_exec(const char *case_path, bool write)
 	}
 	char ext[PATH_MAX];
 	if (!sql_extension_path(ext, sizeof(ext))) {
-		diag_error("sql: the SQLite extension (ncclforensic.so) is not found beside the binary or under its"
-			   " prefix; run `make`, or set NCCLFORENSIC_EXTENSION");
+		const char *env = getenv("NCCLFORENSIC_EXTENSION");
+		if (env && *env)
+			diag_error("sql: NCCLFORENSIC_EXTENSION names %s: cannot read that SQLite extension", env);
+		else
+			diag_error("sql: the SQLite extension (ncclforensic.so) is not found beside the binary or under"
+				   " its prefix; run `make`, or set NCCLFORENSIC_EXTENSION");
 		return NF_EXIT_INTERNAL;
 	}
-	char load[PATH_MAX + 16];
-	snprintf(load, sizeof(load), ".load '%s'", ext);
+	/* a double-quoted argument of a dot command takes C escapes: any path */
+	char load[2 * PATH_MAX + 16];
+	size_t k = (size_t)snprintf(load, sizeof(load), ".load \"");
+	for (const char *c = ext; *c && k + 4 < sizeof(load); c++) {
+		if (*c == '"' || *c == '\\')
+			load[k++] = '\\';
+		load[k++] = *c;
+	}
+	/* the entry point named: a renamed file would make sqlite3 guess another */
+	snprintf(load + k, sizeof(load) - k, "\" sqlite3_ncclforensic_init");
 	const char *argv[16];
 	int a = 0;
 	argv[a++] = "sqlite3";

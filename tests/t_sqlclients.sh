@@ -76,3 +76,14 @@ check_eq "sqlclients/options/extra" "ncclforensic: sql: unexpected arguments 'ex
 check_eq "sqlclients/options/missing-exit" 2 "$?"
 check "sqlclients/options/missing" grep -q "^ncclforensic: sql: missing the case" "$T/none.err"
 check_eq "sqlclients/options/equals-form" "$want_lines" "$("$NF_BIN" sql --write "$db" "SELECT count(*) FROM lines" --tsv)"
+
+# NCCLFORENSIC_EXTENSION: any path (a quote in it), any file name (the
+# entry point is named, not guessed from the name)
+odd="$T/it's here"
+mkdir -p "$odd"
+cp "$EXT.so" "$odd/renamed.so"
+check_eq "sqlclients/shell/extension-env" "$want_lines" \
+	"$(printf 'SELECT count(*) FROM lines;\n' | NCCLFORENSIC_EXTENSION="$odd/renamed.so" "$NF_BIN" sql "$db" 2>&1)"
+NCCLFORENSIC_EXTENSION="$T/none.so" "$NF_BIN" sql "$db" < /dev/null > /dev/null 2> "$T/noext.err"
+check_eq "sqlclients/shell/extension-missing-exit" 4 "$?"
+check "sqlclients/shell/extension-missing-says" grep -q "SQLite extension" "$T/noext.err"
