@@ -1424,7 +1424,7 @@ static void update_source(struct ingest *in, int64_t id, const struct source_upd
  * line break counts. */
 static long count_lines_rest(struct member_stream *ms, uint64_t *bytes, struct errbuf *err)
 {
-	static char buf[1 << 16];
+	char buf[1 << 16]; /* the caller's thread's (a worker's, once the load runs on several) */
 	struct line_counter lc = {0};
 	long r;
 	while ((r = member_read(ms, buf, sizeof(buf))) > 0) {
@@ -1450,7 +1450,7 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 	struct line_splitter sp;
 	splitter_init(&sp, in->o->max_line);
 	block_init(&m->bb, in->o->block_bytes);
-	static char buf[1 << 16];
+	char buf[1 << 16]; /* the caller's thread's (a worker's, once the load runs on several) */
 	long r;
 	uint64_t bytes = 0;
 	const char *error = NULL;
