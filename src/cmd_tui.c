@@ -153,7 +153,7 @@ int cmd_view(int argc, char **argv)
 	const char *tmp = getenv("TMPDIR");
 	char *dir = xasprintf("%s/" NF_PROG "-view-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir)) {
-		fprintf(stderr, NF_PROG " view: cannot make a temporary directory %s: %s\n", dir, strerror(errno));
+		diag_error("view: cannot make a temporary directory %s: %s", dir, strerror(errno));
 		free(dir);
 		return NF_EXIT_INTERNAL;
 	}
