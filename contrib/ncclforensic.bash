@@ -11,7 +11,7 @@ _ncclforensic_commands="ingest analyze report sql tui view grammar schema synth"
 _ncclforensic_options()
 {
 	case $1 in
-	ingest) echo "-o --output -q --quiet --force --grammar-dir --no-analyze --max-line --max-total-bytes
+	ingest) echo "-o --output -q --quiet --force --grammar-dir --no-analyze -j --jobs --max-line --max-total-bytes
 		--max-member-bytes --max-ratio --max-depth --help" ;;
 	analyze) echo "-q --quiet --explain --rules-only --reattribute --help" ;;
 	report) echo "-f --format -o --output --redact --width --help" ;;

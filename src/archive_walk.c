@@ -108,6 +108,7 @@ struct ar_walk {
 	const struct walk_limits *lim;
 	struct walk_stats *stats;
 	const char *input_name;
+	int64_t file_mtime; /* the compressed file's own: a raw member's (it has none) */
 	bool stop;
 };
 
@@ -267,7 +268,7 @@ static int walk_archive(struct ar_walk *w, const char *prefix, const char *conta
 			.path = path,
 			.container = container,
 			.size = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1,
-			.mtime = archive_entry_mtime_is_set(e) ? (int64_t)archive_entry_mtime(e) : 0,
+			.mtime = archive_entry_mtime_is_set(e) ? (int64_t)archive_entry_mtime(e) : raw ? w->file_mtime : 0,
 			.type = raw ? MT_FILE : entry_type(e),
 			.link_target = archive_entry_hardlink(e) ? archive_entry_hardlink(e) : archive_entry_symlink(e),
 			.depth = depth,
@@ -339,7 +340,7 @@ int walk_nested(struct member_stream *ms, const struct member_info *outer, const
 	struct nested_src *src = xmalloc(sizeof(*src));
 	src->outer = ms;
 	struct archive *a = new_reader();
-	struct ar_walk w = {.a = a, .lim = lim, .stats = stats, .input_name = outer->path};
+	struct ar_walk w = {.a = a, .lim = lim, .stats = stats, .input_name = outer->path, .file_mtime = outer->mtime};
 	int rc;
 	if (archive_read_open(a, src, NULL, nested_read_cb, NULL) != ARCHIVE_OK) {
 		if (sink->error)
@@ -476,8 +477,8 @@ static int walk_directory(const char *path, const struct walk_limits *lim, const
 	return walk_dir_rec(path, "", lim, sink, stats, 0) < 0 ? -1 : 0;
 }
 
-static int walk_archive_file(const char *path, const struct walk_limits *lim, const struct walk_sink *sink,
-			     struct walk_stats *stats, struct errbuf *err)
+static int walk_archive_file(const char *path, int64_t mtime, const struct walk_limits *lim,
+			     const struct walk_sink *sink, struct walk_stats *stats, struct errbuf *err)
 {
 	struct archive *a = new_reader();
 	if (archive_read_open_filename(a, path, 1 << 16) != ARCHIVE_OK) {
@@ -485,7 +486,7 @@ static int walk_archive_file(const char *path, const struct walk_limits *lim, co
 		archive_read_free(a);
 		return rc;
 	}
-	struct ar_walk w = {.a = a, .lim = lim, .stats = stats, .input_name = path};
+	struct ar_walk w = {.a = a, .lim = lim, .stats = stats, .input_name = path, .file_mtime = mtime};
 	int rc = walk_archive(&w, "", NULL, 0, sink);
 	archive_read_free(a);
 	return rc < 0 && stats->members == 0 ? -1 : 0;
@@ -530,6 +531,6 @@ int walk_input(const char *path, const struct walk_limits *lim, const struct wal
 	size_t n = head_of(path, head, sizeof(head));
 	const char *base = strrchr(path, '/');
 	if (member_is_container(base ? base + 1 : path, head, n))
-		return walk_archive_file(path, lim, sink, stats, err);
+		return walk_archive_file(path, (int64_t)st.st_mtime, lim, sink, stats, err);
 	return walk_plain(path, lim, sink, stats, err);
 }

@@ -27,6 +27,8 @@ static void usage(FILE *out)
 		"  --force               replace CASE.db even when it is not a case\n"
 		"  --grammar-dir DIR     more .rules files (repeatable; also $NCCLFORENSIC_GRAMMARS)\n"
 		"  --no-analyze          load only; run '" NF_PROG " analyze' later\n"
+		"  -j, --jobs N          threads that read members (default: the CPUs this process may use;\n"
+		"                        1: the reading thread alone); the case is the same whatever N\n"
 		"  --max-line BYTES      bytes kept of one line (default 65536, at most 256M; the rest is counted)\n"
 		"  --max-total-bytes N   stop reading past N uncompressed bytes (default 256 GiB)\n"
 		"  --max-member-bytes N  largest member read (default 64 GiB)\n"
@@ -190,15 +192,16 @@ int cmd_ingest(int argc, char **argv)
 		{"grammar-dir", required_argument, NULL, 'g'},   {"max-line", required_argument, NULL, 'L'},
 		{"max-total-bytes", required_argument, NULL, 'T'}, {"max-member-bytes", required_argument, NULL, 'M'},
 		{"max-ratio", required_argument, NULL, 'R'},     {"max-depth", required_argument, NULL, 'D'},
+		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	char **av;
-	argc = cmd_order_args(argc, argv, "o:qhV", opts, &av);
+	argc = cmd_order_args(argc, argv, "o:qhVj:", opts, &av);
 	argv = av;
 	cmd_getopt_begin();
 	int c;
-	while ((c = getopt_long(argc, argv, "+:o:qhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:qhVj:", opts, NULL)) != -1) {
 		uint64_t n;
 		char *end;
 		switch (c) {
@@ -207,6 +210,15 @@ int cmd_ingest(int argc, char **argv)
 			output = xstrdup(optarg);
 			break;
 		case 'q': o.quiet = true; break;
+		case 'j': {
+			long j = strtol(optarg, &end, 10);
+			if (*end || end == optarg || j < 1 || j > 1024) {
+				free(output);
+				return bad_value("--jobs", optarg, "a number from 1 to 1024");
+			}
+			o.jobs = (int)j;
+			break;
+		}
 		case 'F': force = true; break;
 		case 'N': o.analyze = false; break;
 		case 'g':

@@ -11,8 +11,8 @@
 #include "pickle_read.h"
 
 /* Every dump repeats the job's group configuration (the default group's
- * member list alone is as long as the job): a (name, description, members)
- * already read from another dump is not stored again. */
+ * member list alone is as long as the job): the load's writer stores a
+ * (name, description, members) once (fr_config_first). */
 static struct {
 	uint64_t *hash;
 	size_t n, cap;
@@ -28,8 +28,7 @@ void fr_forget_configs(void)
 	pthread_mutex_unlock(&seen_configs.mu);
 }
 
-/* true the first time this text is seen */
-static bool first_config(const char *text, size_t n)
+bool fr_config_first(const char *text, size_t n)
 {
 	uint64_t h = 1469598103934665603ull; /* FNV-1a */
 	for (size_t i = 0; i < n; i++)
@@ -674,8 +673,7 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 		jstr(&b, "pg_desc", s, n);
 		jval(&b, "ranks", pk_get(v, "ranks"));
 		buf_putc(&b, '}');
-		if (first_config(b.data, b.len))
-			emit(&fe, 0, "fr_pg_config", "info", &b, false, 0);
+		emit(&fe, 0, "fr_pg_config", "info", &b, false, 0);
 	}
 	/* local PG id -> (name, desc), from the entries */
 	const struct pk_value *status = pk_get(root, "pg_status");

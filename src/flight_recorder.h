@@ -27,7 +27,11 @@ typedef void (*event_emit_fn)(void *ctx, const struct event_rec *e);
 int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_emit_fn emit, void *ctx,
 	      long *lines, uint64_t *bytes, struct errbuf *err);
 
-/* Forgets the group configurations seen in earlier dumps (one ingest). */
+/* fr_ingest writes every dump's process-group configurations (events
+ * fr_pg_config, fields as JSON text); the load stores each once: true the
+ * first time this text is given since fr_forget_configs(). */
+bool fr_config_first(const char *text, size_t n);
+/* Forgets the group configurations seen (one ingest). */
 void fr_forget_configs(void);
 
 /* A transfer's direction from its operation as the recorder names it

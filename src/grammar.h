@@ -80,12 +80,25 @@ void grammar_matcher_free(struct grammar_matcher *mt);
  * grammar_limit_hits(). */
 bool grammar_match(struct grammar_matcher *mt, const struct line_parts *lp, struct grammar_match *m);
 long grammar_limit_hits(const struct grammar_matcher *mt);
-/* A rule whose regex gave up at a PCRE2 limit GRAMMAR_DISABLE_AFTER times is
- * no longer tried by that matcher (a catastrophic pattern must not stall the
- * ingest). */
+/* A rule whose regex gave up at a PCRE2 limit GRAMMAR_DISABLE_AFTER times in
+ * a file is no longer tried on the rest of that file (a catastrophic pattern
+ * must not stall the ingest); once it was disabled in GRAMMAR_DISABLE_FILES
+ * files, it is not tried on the files begun after that either. Per file, so
+ * that what a file's lines make does not depend on which thread read which
+ * file before it; past GRAMMAR_DISABLE_FILES files it does (a hostile
+ * grammar or input), for the ingest's sake. */
 #define GRAMMAR_DISABLE_AFTER 8
-/* A rule costly (see grammar_limits) on this many lines is no longer tried. */
+#define GRAMMAR_DISABLE_FILES 4
+/* A rule costly (see grammar_limits) on this many lines of a file is no
+ * longer tried on it (and as above). */
 #define GRAMMAR_COSTLY_AFTER 256
+/* The matcher starts a file: the rules disabled in the file before are
+ * tried again, unless disabled in GRAMMAR_DISABLE_FILES files. */
+void grammar_matcher_begin_file(struct grammar_matcher *mt);
+/* " for the rest of this file", or of the ingest: for a message about r. */
+const char *grammar_disabled_for(const struct grammar *g, const struct rule *r);
+/* Adds from's counts (limits, costly lines, profile) to to's; from's are zeroed. */
+void grammar_matcher_merge(struct grammar_matcher *to, struct grammar_matcher *from);
 /* The rule whose regex gave up at a limit during the last grammar_match()
  * calls, or NULL; clears it. *disabled (if not NULL) tells whether the rule
  * has just been disabled. */

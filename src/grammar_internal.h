@@ -50,6 +50,9 @@ struct grammar {
 	struct rule_list dispatch[FAM_COUNT][256];
 	struct grammar_limits limits;
 	bool finished;
+	/* by rule index: the files in which matching disabled the rule (atomic:
+	 * every matcher adds to it; see grammar_matcher_begin_file) */
+	int *disabled_files;
 };
 
 /* What matching changes, per rule and per matcher (grammar.h). */

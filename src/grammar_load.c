@@ -57,6 +57,7 @@ void grammar_free(struct grammar *g)
 	for (size_t i = 0; i < g->nrules; i++)
 		rule_free(g->rules[i]);
 	free(g->rules);
+	free(g->disabled_files);
 	for (int f = 0; f < FAM_COUNT; f++)
 		for (int b = 0; b < 256; b++)
 			free(g->dispatch[f][b].items);

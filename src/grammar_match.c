@@ -225,6 +225,8 @@ void grammar_finish(struct grammar *g)
 		}
 	}
 	pf_build(g);
+	free(g->disabled_files);
+	g->disabled_files = xcalloc(g->nrules + 1, sizeof(*g->disabled_files));
 	g->finished = true;
 }
 
@@ -250,6 +252,11 @@ static void profile_rules(const struct grammar_matcher *mt)
 	const char *env = getenv("NCCLFORENSIC_PROFILE_RULES");
 	const struct grammar *g = mt->g;
 	if (!env || !*env || !g->nrules)
+		return;
+	long tries = 0;
+	for (size_t i = 0; i < g->nrules; i++)
+		tries += mt->rs[i].tries;
+	if (!tries)
 		return;
 	size_t *order = xmalloc(g->nrules * sizeof(*order));
 	for (size_t i = 0; i < g->nrules; i++)
@@ -280,6 +287,47 @@ void grammar_matcher_free(struct grammar_matcher *mt)
 	pcre2_match_context_free(mt->mctx_cheap);
 	free(mt->rs);
 	free(mt);
+}
+
+static void disabled_in_file(struct grammar_matcher *mt, const struct rule *r)
+{
+	struct rule_state *st = &mt->rs[r->index];
+	if (st->disabled)
+		return;
+	st->disabled = true;
+	if (mt->g->disabled_files)
+		__atomic_add_fetch(&mt->g->disabled_files[r->index], 1, __ATOMIC_RELAXED);
+}
+
+void grammar_matcher_begin_file(struct grammar_matcher *mt)
+{
+	const struct grammar *g = mt->g;
+	for (size_t i = 0; i < g->nrules; i++) {
+		struct rule_state *st = &mt->rs[i];
+		st->limit_hits = st->costly = 0;
+		st->disabled = g->disabled_files &&
+			       __atomic_load_n(&g->disabled_files[i], __ATOMIC_RELAXED) >= GRAMMAR_DISABLE_FILES;
+	}
+}
+
+const char *grammar_disabled_for(const struct grammar *g, const struct rule *r)
+{
+	int files = g->disabled_files ? __atomic_load_n(&g->disabled_files[r->index], __ATOMIC_RELAXED) : 0;
+	return files >= GRAMMAR_DISABLE_FILES ? " for the rest of this ingest (disabled in " NF_STR(GRAMMAR_DISABLE_FILES)
+						" files)"
+					      : " for the rest of this file";
+}
+
+void grammar_matcher_merge(struct grammar_matcher *to, struct grammar_matcher *from)
+{
+	to->costly_lines += from->costly_lines;
+	to->limit_hits += from->limit_hits;
+	from->costly_lines = from->limit_hits = 0;
+	for (size_t i = 0; i < to->g->nrules; i++) {
+		to->rs[i].tries += from->rs[i].tries;
+		to->rs[i].hits += from->rs[i].hits;
+		from->rs[i].tries = from->rs[i].hits = 0;
+	}
 }
 
 static bool regex_match(struct grammar_matcher *mt, const struct rule_regex *rx, const char *s, size_t n,
@@ -342,7 +390,7 @@ bool grammar_match(struct grammar_matcher *mt, const struct line_parts *lp, stru
 			if (costly) {
 				mt->costly_lines++;
 				if (++st->costly >= GRAMMAR_COSTLY_AFTER) {
-					st->disabled = true;
+					disabled_in_file(mt, r);
 					mt->last_costly_disabled = r;
 				}
 			}
@@ -354,7 +402,7 @@ bool grammar_match(struct grammar_matcher *mt, const struct line_parts *lp, stru
 				mt->last_limit_rule = r;
 				mt->last_limit_disabled = ++st->limit_hits >= GRAMMAR_DISABLE_AFTER;
 				if (mt->last_limit_disabled) {
-					st->disabled = true;
+					disabled_in_file(mt, r);
 					break;
 				}
 			}

@@ -5,7 +5,6 @@
 #include "ingest.h"
 
 #include <malloc.h>
-#include <pthread.h>
 #include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -27,6 +26,8 @@
 #include "commands.h"
 #include "flight_recorder.h"
 #include "grammar.h"
+#include "ingest_jobs.h"
+#include "ingest_ops.h"
 #include "line_glue.h"
 #include "line_prefix.h"
 #include "line_split.h"
@@ -45,27 +46,51 @@ void ingest_default_opts(struct ingest_opts *o)
 	o->analyze = true;
 }
 
-struct pipe; /* the load's queue to the writer thread, below */
+/* What a thread that works on members has of its own. */
+struct thread_state {
+	struct grammar_matcher *matcher;
+	struct buf json;          /* an event's fields */
+	struct op_scratch scratch; /* its blocks */
+};
+
+/* A member put aside until the load's end (its times lack a year and it
+ * has no modification time: the bundle's year is known then), spooled to
+ * a temporary file. */
+struct deferred {
+	struct deferred *next;
+	struct member_job *mj;
+};
 
 struct ingest {
 	const struct ingest_opts *o;
 	struct grammar *g;
-	struct grammar_matcher *matcher; /* the reader thread's (grammar.h) */
+	struct grammar_matcher *matcher; /* the walk thread's (grammar.h) */
 	struct case_writer w;
-	struct pipe *pipe;
+	struct jobs *jobs;
+	struct op_writer *ow;
+	struct line_dict_writer *dicts;
+	int nworkers;
+	struct thread_state *ts;           /* [0]: the walk thread's; [1..nworkers]: each worker's */
 	struct walk_limits limits;
 	struct walk_stats stats;
-	struct ingest_summary *sum;
+	struct ingest_summary *sum;        /* the walk thread's counts */
+	struct ingest_summary written;     /* the jobs' counts, added by the writer as they retire */
+	int year_max;                      /* the latest year a dated line gave (the writer's) */
 	int64_t next_source_id;
-	int job_year;
-	struct buf json;
 	struct progress prog;
 	const struct walk_sink *sink;
+	struct deferred *deferred, **deferred_tail;
 };
 
 struct member_ctx {
 	struct ingest *in;
-	struct buf *json;     /* scratch for an event's fields: the thread's own (in->json today) */
+	struct job *job;      /* where its operations go */
+	struct grammar_matcher *matcher; /* the working thread's */
+	struct buf *json;     /* scratch for an event's fields: the working thread's */
+	struct op_scratch *scratch; /* the working thread's */
+	struct ingest_summary *sum; /* its counts (the job's) */
+	bool on_walk;         /* worked on by the walk thread: it shows progress */
+	int year_max;         /* the latest year its dated lines gave */
 	int64_t source_id;
 	const char *path;
 	struct member_class mc;
@@ -189,207 +214,29 @@ static int year_of(int64_t epoch_s)
 	return tm.tm_year + 1900;
 }
 
-/* ---- the writer thread ----
+/* ---- jobs ----
  *
- * The load runs on two threads: this one reads, splits, parses and matches
- * (and builds each event's JSON), the writer runs every SQLite statement of
- * the load and compresses the line blocks. Work goes to the writer as
- * serialized operations in a FIFO of byte chunks; at most PIPE_CHUNKS chunks
- * are in flight, so memory stays bounded whatever the input size. The writer
- * runs the operations in the order they were made: sources, events and
- * blocks get the row ids, and the case the bytes, of a sequential load.
- * Nothing reads the database while the load runs. */
+ * The load's threads (ingest_jobs.h): this file's walk thread reads the
+ * input and cuts it into jobs, one per member; a member's bytes are
+ * buffered and worked on (split, prefixes, glue, grammar, tails) by a
+ * worker, or by the walk thread itself when it is too large to buffer;
+ * what each job makes goes to the writer as operations (ingest_ops.h). */
 
-#define PIPE_CHUNK (1u << 20)
-#define PIPE_CHUNKS 8
+/* A member larger than this is worked on by the walk thread as it reads it. */
+#define JOB_BUFFER_MAX (8u << 20)
 
-enum op_code { OP_SOURCE = 1, OP_UPDATE, OP_EVENT, OP_BLOCK, OP_FR, OP_CONSOLE_NCCL, OP_RANK_NCCL };
-
-struct chunk {
-	struct chunk *next;
-	size_t len, cap;
-	unsigned char data[];
-};
-
-struct pipe {
-	pthread_mutex_t mu;
-	pthread_cond_t cond;
-	struct chunk *head, *tail; /* full chunks, oldest first */
-	struct chunk *spare;       /* empty chunks to reuse */
-	int in_flight;             /* chunks queued or being written */
-	bool closed;
-	struct chunk *cur;         /* being filled by the reader */
-	bool serial;               /* no writer thread: chunks run as they fill */
-	pthread_t thread;
+struct member_job {
 	struct ingest *in;
-	/* writer-side state */
-	struct buf zbuf;
-	void *zctx;
-	struct line_dict_writer *dicts;
-	/* flight-recorder dumps the writer read itself (see OP_FR): what the
-	 * summary and the diagnostics need, handed over after the join */
-	long w_events, w_errors;
-	uint64_t w_lines;
-	int fr_pending; /* dumps handed over and not yet read (under mu) */
-	struct buf w_diag; /* "path\tmessage\n" */
+	struct member_ctx m;
+	struct member_info mi;   /* its path and container: copies */
+	char *path, *container;
+	unsigned char *data;     /* the member's bytes (a worker's job) */
+	size_t len;
+	FILE *spool;             /* or there (deferred) */
+	char *read_error;        /* the read that ended the member failed: why */
+	struct member_stream *ms; /* or read from the walk (a large member) */
+	struct ingest_summary sum;
 };
-
-/* Fixed parts of the operations (copied in and out with memcpy). */
-struct op_source {
-	int64_t id, mtime;
-	int32_t kind;
-	uint32_t path_len, container_len; /* container_len UINT32_MAX: NULL */
-};
-
-struct op_update {
-	int64_t id;
-	int32_t kind, rank, local_rank;
-	int64_t pid;
-	uint64_t bytes;
-	int64_t lines, stored, skipped, truncated, events;
-	uint8_t any_t;
-	int64_t first_t, last_t;
-	int32_t year;
-	uint32_t host_len, reason_len, error_len; /* UINT32_MAX: NULL */
-};
-
-struct op_event {
-	int64_t source_id, line_no, t_us, pid, tid;
-	const char *kind, *class_name; /* the grammar's strings: they outlive the load */
-	int32_t rank, local_rank, dev;
-	uint32_t host_len, fields_len;
-	char level;
-	uint8_t has_time, clock;
-	uint8_t staged; /* 1: a console's line, 2: a per-rank file's NCCL line: kept or not after the load */
-	int64_t nccl_line; /* staged 2: the how-manieth NCCL line of its file */
-};
-
-/* A console's count of the NCCL lines it copied for one local rank; with
- * OP_RANK_NCCL, a per-rank file's count of its NCCL lines (not matched
- * during the load: see replay_rank_nccl) and local_rank its srun labels. */
-struct op_console_nccl {
-	int64_t source_id, lines;
-	int32_t local_rank;
-};
-
-struct op_block {
-	int64_t source_id;
-	int32_t block_no;
-	struct block_info info;
-	uint64_t payload_len;
-};
-
-struct op_fr {
-	int64_t source_id;
-	int32_t path_rank;
-	uint32_t path_len;
-	uint64_t data_len;
-};
-
-static struct chunk *chunk_new(size_t cap)
-{
-	struct chunk *ch = xmalloc(sizeof(*ch) + cap);
-	ch->next = NULL;
-	ch->len = 0;
-	ch->cap = cap;
-	return ch;
-}
-
-static void run_chunk(struct pipe *p, const struct chunk *ch);
-
-/* Reader: hands the current chunk to the writer (waiting while PIPE_CHUNKS
- * are in flight) and starts a new one with room for at least need bytes.
- * Serial mode (NF_INGEST_SERIAL=1, for tests): runs the chunk right here. */
-static void pipe_push(struct pipe *p, size_t need)
-{
-	struct chunk *old = p->cur, *ch = NULL;
-	p->cur = NULL;
-	if (p->serial) {
-		if (old)
-			run_chunk(p, old);
-		if (old && need <= old->cap) {
-			ch = old;
-			old = NULL;
-		}
-	} else {
-		pthread_mutex_lock(&p->mu);
-		if (old && old->len) {
-			while (p->in_flight >= PIPE_CHUNKS)
-				pthread_cond_wait(&p->cond, &p->mu);
-			if (p->tail)
-				p->tail->next = old;
-			else
-				p->head = old;
-			p->tail = old;
-			p->in_flight++;
-			old = NULL;
-			pthread_cond_broadcast(&p->cond);
-		}
-		if (p->spare && need <= p->spare->cap) {
-			ch = p->spare;
-			p->spare = ch->next;
-		}
-		pthread_mutex_unlock(&p->mu);
-	}
-	free(old); /* empty, and too small for what comes */
-	if (!ch)
-		ch = chunk_new(need > PIPE_CHUNK ? need : PIPE_CHUNK);
-	ch->next = NULL;
-	ch->len = 0;
-	p->cur = ch;
-}
-
-/* Room for n more bytes of operation in the current chunk. */
-static unsigned char *pipe_room(struct pipe *p, size_t n)
-{
-	if (!p->cur || p->cur->cap - p->cur->len < n)
-		pipe_push(p, n);
-	return p->cur->data + p->cur->len;
-}
-
-static void put(unsigned char **w, const void *src, size_t n)
-{
-	if (n)
-		memcpy(*w, src, n);
-	*w += n;
-}
-
-static uint32_t opt_len(const char *s)
-{
-	return s ? (uint32_t)strlen(s) : UINT32_MAX;
-}
-
-static size_t opt_size(uint32_t len)
-{
-	return len == UINT32_MAX ? 0 : len;
-}
-
-static void op_put_source(struct pipe *p, const struct op_source *o, const char *path, const char *container)
-{
-	size_t n = 1 + sizeof(*o) + o->path_len + opt_size(o->container_len);
-	unsigned char *w = pipe_room(p, n);
-	*w++ = OP_SOURCE;
-	put(&w, o, sizeof(*o));
-	put(&w, path, o->path_len);
-	put(&w, container, opt_size(o->container_len));
-	p->cur->len += n;
-}
-
-static void op_put_update(struct pipe *p, const struct op_update *o, const char *host, const char *reason,
-			  const char *error)
-{
-	size_t n = 1 + sizeof(*o) + opt_size(o->host_len) + opt_size(o->reason_len) + opt_size(o->error_len);
-	unsigned char *w = pipe_room(p, n);
-	*w++ = OP_UPDATE;
-	put(&w, o, sizeof(*o));
-	put(&w, host, opt_size(o->host_len));
-	put(&w, reason, opt_size(o->reason_len));
-	put(&w, error, opt_size(o->error_len));
-	p->cur->len += n;
-}
-
-static void op_event_from(struct op_event *o, int64_t source_id, const struct event_rec *e, const char *fields);
-static void sql_event(struct case_writer *w, const struct op_event *o, const char *host, const char *fields);
 
 static void write_event(struct member_ctx *m, const struct event_rec *e)
 {
@@ -404,19 +251,12 @@ static void write_event(struct member_ctx *m, const struct event_rec *e)
 	bool nccl = e->family == FAM_NCCL;
 	o.staged = (m->mc.kind == SK_CONSOLE && !nccl) ? 1 : (m->mc.kind == SK_RANK_LOG && nccl) ? 2 : 0;
 	m->events++;
-	m->in->sum->events++;
+	m->sum->events++;
 	if (m->replay) {
-		sql_event(&m->in->w, &o, e->host, fields);
+		op_writer_event(m->in->ow, &o, e->host, fields);
 		return;
 	}
-	struct pipe *p = m->in->pipe;
-	size_t n = 1 + sizeof(o) + o.host_len + o.fields_len;
-	unsigned char *w = pipe_room(p, n);
-	*w++ = OP_EVENT;
-	put(&w, &o, sizeof(o));
-	put(&w, e->host, o.host_len);
-	put(&w, fields, o.fields_len);
-	p->cur->len += n;
+	op_put_event(m->job, &o, e->host, fields);
 }
 
 /* ---- `keep N` rules: only the last N matches of a stream become events ---- */
@@ -506,410 +346,6 @@ static void tails_flush(struct member_ctx *m)
 	m->ntails = m->tails_cap = 0;
 }
 
-/* Should the writer read the next flight-recorder dump? When it has little
- * queued (FR_HANDOFF_BACKLOG chunks: measured on a 1,024-rank job, 0 left
- * the writer idle a third of the time), and also while it has dumps of ours
- * still to read: dumps are read in their order either way
- * (flight_recorder.c remembers what earlier dumps said), so that the events
- * are those of a serial load. */
-#define FR_HANDOFF_BACKLOG 2
-
-static bool pipe_takes_dump(struct pipe *p)
-{
-	if (p->serial)
-		return false;
-	pthread_mutex_lock(&p->mu);
-	bool take = p->in_flight <= FR_HANDOFF_BACKLOG || p->fr_pending > 0;
-	if (take)
-		p->fr_pending++;
-	pthread_mutex_unlock(&p->mu);
-	return take;
-}
-
-/* Before the reader reads a dump itself: the dumps handed over are read. */
-static void pipe_wait_dumps(struct pipe *p)
-{
-	if (p->serial)
-		return;
-	pthread_mutex_lock(&p->mu);
-	bool pending = p->fr_pending > 0;
-	pthread_mutex_unlock(&p->mu);
-	if (!pending)
-		return;
-	pipe_push(p, 0); /* they may sit in the chunk being filled */
-	pthread_mutex_lock(&p->mu);
-	while (p->fr_pending > 0)
-		pthread_cond_wait(&p->cond, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-}
-
-static void sql_update(struct case_writer *w, const struct op_update *o, const char *host, const char *reason,
-		       const char *error)
-{
-	sqlite3_stmt *st = w->upd_source;
-	sqlite3_bind_text(st, 1, source_kind_name((enum source_kind)o->kind), -1, SQLITE_STATIC);
-	db_bind_int_or_null(st, 2, o->rank, o->rank >= 0);
-	db_bind_int_or_null(st, 3, o->local_rank, o->local_rank >= 0);
-	db_bind_int_or_null(st, 4, o->pid, o->pid >= 0);
-	if (host && o->host_len != UINT32_MAX && o->host_len)
-		sqlite3_bind_text(st, 5, host, (int)o->host_len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 5);
-	sqlite3_bind_int64(st, 6, (int64_t)o->bytes);
-	sqlite3_bind_int64(st, 7, o->lines);
-	sqlite3_bind_int64(st, 8, o->stored);
-	sqlite3_bind_int64(st, 9, o->skipped);
-	if (reason && o->reason_len != UINT32_MAX)
-		sqlite3_bind_text(st, 10, reason, (int)o->reason_len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 10);
-	sqlite3_bind_int64(st, 11, o->truncated);
-	sqlite3_bind_int64(st, 12, o->events);
-	db_bind_int_or_null(st, 13, o->first_t, o->any_t);
-	db_bind_int_or_null(st, 14, o->last_t, o->any_t);
-	db_bind_int_or_null(st, 15, o->year, o->year > 0);
-	if (error && o->error_len != UINT32_MAX)
-		sqlite3_bind_text(st, 16, error, (int)o->error_len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 16);
-	sqlite3_bind_int64(st, 17, o->id);
-	db_step_done(st);
-}
-
-static void sql_event(struct case_writer *w, const struct op_event *o, const char *host, const char *fields)
-{
-	sqlite3_stmt *st = o->staged ? w->ins_event_staged : w->ins_event;
-	sqlite3_bind_int64(st, 1, o->source_id);
-	sqlite3_bind_int64(st, 2, o->line_no);
-	sqlite3_bind_text(st, 3, o->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, o->class_name, -1, SQLITE_STATIC);
-	if (o->host_len)
-		sqlite3_bind_text(st, 5, host, (int)o->host_len, SQLITE_STATIC);
-	db_bind_int_or_null(st, 6, o->rank, o->rank >= 0);
-	db_bind_int_or_null(st, 7, o->local_rank, o->local_rank >= 0);
-	db_bind_int_or_null(st, 8, o->pid, o->pid >= 0);
-	db_bind_int_or_null(st, 9, o->tid, o->tid >= 0);
-	db_bind_int_or_null(st, 10, o->dev, o->dev >= 0);
-	if (o->level)
-		sqlite3_bind_text(st, 11, &o->level, 1, SQLITE_TRANSIENT);
-	db_bind_int_or_null(st, 12, o->t_us, o->has_time);
-	if (o->has_time)
-		sqlite3_bind_text(st, 13, clock_name((enum clock_kind)o->clock), -1, SQLITE_STATIC);
-	/* a flight-recorder entry's values go to its typed row, the event keeps
-	 * the rest (never staged: dumps are not consoles) */
-	bool fr = !o->staged && strcmp(o->kind, "fr_entry") == 0;
-	const char *stored = fields;
-	size_t stored_len = o->fields_len;
-	if (fr) {
-		fr_table_residual(fields, o->fields_len, &w->fr_fields);
-		stored = w->fr_fields.data;
-		stored_len = w->fr_fields.len;
-	}
-	sqlite3_bind_text(st, 14, stored, (int)stored_len, SQLITE_STATIC);
-	if (o->staged) {
-		sqlite3_bind_int(st, 15, o->staged);
-		sqlite3_bind_int64(st, 16, o->nccl_line);
-	}
-	db_step_done(st);
-	kind_summary_add(w->kinds, o->kind, o->class_name, stored, stored_len);
-	if (!o->staged)
-		event_keys_add(w->keys, sqlite3_last_insert_rowid(w->db), o->source_id, host, o->host_len, o->pid, o->rank,
-			       o->local_rank, event_keys_nccl_kind(o->kind));
-	if (fr)
-		fr_table_insert(w->ins_fr_entry, sqlite3_last_insert_rowid(w->db), o->rank, fields, o->fields_len);
-}
-
-static void op_event_from(struct op_event *o, int64_t source_id, const struct event_rec *e, const char *fields)
-{
-	*o = (struct op_event){
-		.source_id = source_id,
-		.line_no = e->line_no,
-		.t_us = e->t_us,
-		.pid = e->pid,
-		.tid = e->tid,
-		.kind = e->kind,
-		.class_name = e->class_name,
-		.rank = e->rank,
-		.local_rank = e->local_rank,
-		.dev = e->dev,
-		.host_len = e->host ? (uint32_t)e->host_len : 0,
-		.fields_len = (uint32_t)strlen(fields),
-		.level = e->level,
-		.has_time = e->has_time,
-		.clock = (uint8_t)e->clock,
-		.nccl_line = e->nccl_line,
-	};
-}
-
-/* ---- flight-recorder dumps read by the writer ----
- *
- * Parsing a dump (pickle_read, flight_recorder) costs about as much as the
- * SQL of its events, and the reader is the busier thread: when the writer
- * has nothing queued, a dump is handed to it whole (OP_FR) and the writer
- * parses it and inserts its events itself, at the same place in the
- * sequence, so the rows are the same as when the reader parses it. */
-
-struct mem_src {
-	const unsigned char *p;
-	size_t n, pos;
-};
-
-static long mem_read(struct member_stream *ms, void *buf, size_t n)
-{
-	struct mem_src *m = ms->impl;
-	size_t k = m->n - m->pos;
-	if (k > n)
-		k = n;
-	memcpy(buf, m->p + m->pos, k);
-	m->pos += k;
-	return (long)k;
-}
-
-struct writer_fr {
-	struct pipe *p;
-	int64_t source_id;
-	long events;
-};
-
-static void writer_fr_emit(void *ctx, const struct event_rec *e)
-{
-	struct writer_fr *f = ctx;
-	const char *fields = e->fields_json ? e->fields_json : "{}";
-	struct op_event o;
-	op_event_from(&o, f->source_id, e, fields);
-	sql_event(&f->p->in->w, &o, e->host, fields);
-	f->events++;
-}
-
-static void writer_fr(struct pipe *p, const struct op_fr *o, const char *path, const unsigned char *data)
-{
-	struct mem_src src = {.p = data, .n = (size_t)o->data_len};
-	struct member_stream ms;
-	memset(&ms, 0, sizeof(ms));
-	ms.read_impl = mem_read;
-	ms.impl = &src;
-	struct errbuf err = {{0}};
-	long lines = 0;
-	uint64_t bytes = 0;
-	struct writer_fr f = {.p = p, .source_id = o->source_id};
-	char *cpath = xstrndup(path, o->path_len);
-	int rc = fr_ingest(&ms, cpath, o->path_rank, writer_fr_emit, &f, &lines, &bytes, &err);
-	if (rc < 0) {
-		p->w_errors++;
-		buf_printf(&p->w_diag, "%s\t%s\n", cpath, err.msg);
-	}
-	const char *reason = rc < 0 ? "binary: flight-recorder pickle refused"
-				    : "binary: flight-recorder pickle (read into events)";
-	const char *error = rc < 0 ? err.msg : NULL;
-	struct op_update u = {
-		.id = o->source_id,
-		.kind = SK_FLIGHT_RECORDER,
-		.rank = o->path_rank,
-		.local_rank = -1,
-		.pid = -1,
-		.bytes = bytes,
-		.lines = lines,
-		.stored = 0,
-		.skipped = lines,
-		.events = f.events,
-		.reason_len = opt_len(reason),
-		.error_len = opt_len(error),
-		.host_len = UINT32_MAX,
-	};
-	sql_update(&p->in->w, &u, NULL, reason, error);
-	p->w_events += f.events;
-	p->w_lines += (uint64_t)lines;
-	free(cpath);
-	pthread_mutex_lock(&p->mu);
-	p->fr_pending--;
-	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->mu);
-}
-
-/* Writer: one operation at r; returns the byte after it. */
-static const unsigned char *run_op(struct pipe *p, const unsigned char *r)
-{
-	struct case_writer *w = &p->in->w;
-	int code = *r++;
-	switch (code) {
-	case OP_SOURCE: {
-		struct op_source o;
-		memcpy(&o, r, sizeof(o));
-		r += sizeof(o);
-		sqlite3_stmt *st = w->ins_source;
-		sqlite3_bind_int64(st, 1, o.id);
-		const char *path = (const char *)r;
-		sqlite3_bind_text(st, 2, path, (int)o.path_len, SQLITE_STATIC);
-		r += o.path_len;
-		db_bind_text(st, 3, o.container_len == UINT32_MAX ? NULL : (const char *)r,
-			     o.container_len == UINT32_MAX ? -1 : (int)o.container_len);
-		r += opt_size(o.container_len);
-		sqlite3_bind_text(st, 4, source_kind_name((enum source_kind)o.kind), -1, SQLITE_STATIC);
-		db_bind_int_or_null(st, 5, o.mtime, o.mtime > 0);
-		db_step_done(st);
-		line_dict_writer_source(p->dicts, o.id, path, o.path_len);
-		return r;
-	}
-	case OP_UPDATE: {
-		struct op_update o;
-		memcpy(&o, r, sizeof(o));
-		r += sizeof(o);
-		const char *host = (const char *)r;
-		r += opt_size(o.host_len);
-		const char *reason = (const char *)r;
-		r += opt_size(o.reason_len);
-		const char *error = (const char *)r;
-		r += opt_size(o.error_len);
-		sql_update(w, &o, host, reason, error);
-		return r;
-	}
-	case OP_CONSOLE_NCCL:
-	case OP_RANK_NCCL: {
-		struct op_console_nccl o;
-		memcpy(&o, r, sizeof(o));
-		sqlite3_stmt *st = code == OP_RANK_NCCL ? w->ins_rank_nccl : w->ins_console_nccl;
-		sqlite3_bind_int64(st, 1, o.source_id);
-		sqlite3_bind_int(st, 2, o.local_rank);
-		sqlite3_bind_int64(st, 3, o.lines);
-		db_step_done(st);
-		return r + sizeof(o);
-	}
-	case OP_EVENT: {
-		struct op_event o;
-		memcpy(&o, r, sizeof(o));
-		r += sizeof(o);
-		const char *host = (const char *)r;
-		r += o.host_len;
-		sql_event(w, &o, host, (const char *)r);
-		return r + o.fields_len;
-	}
-	case OP_BLOCK: {
-		struct op_block o;
-		memcpy(&o, r, sizeof(o));
-		r += sizeof(o);
-		int64_t dict_id = line_dict_writer_compress(p->dicts, o.source_id, r, (size_t)o.payload_len, p->zctx,
-							    &p->zbuf);
-		r += o.payload_len;
-		sqlite3_stmt *st = w->ins_block;
-		sqlite3_bind_int64(st, 1, o.source_id);
-		sqlite3_bind_int(st, 2, o.block_no);
-		sqlite3_bind_int64(st, 3, o.info.first_line);
-		sqlite3_bind_int64(st, 4, o.info.n_lines);
-		db_bind_int_or_null(st, 5, o.info.min_t, o.info.has_time);
-		db_bind_int_or_null(st, 6, o.info.max_t, o.info.has_time);
-		sqlite3_bind_int64(st, 7, (int64_t)o.info.raw_bytes);
-		db_bind_int_or_null(st, 8, dict_id, dict_id > 0);
-		sqlite3_bind_blob(st, 9, p->zbuf.data, (int)p->zbuf.len, SQLITE_STATIC);
-		db_step_done(st);
-		return r;
-	}
-	case OP_FR: {
-		struct op_fr o;
-		memcpy(&o, r, sizeof(o));
-		r += sizeof(o);
-		const char *path = (const char *)r;
-		r += o.path_len;
-		writer_fr(p, &o, path, r);
-		return r + o.data_len;
-	}
-	}
-	die("ingest: bad operation %d in the writer queue", code);
-}
-
-static void run_chunk(struct pipe *p, const struct chunk *ch)
-{
-	const unsigned char *r = ch->data, *end = ch->data + ch->len;
-	while (r < end)
-		r = run_op(p, r);
-}
-
-static void *writer_main(void *arg)
-{
-	struct pipe *p = arg;
-	for (;;) {
-		pthread_mutex_lock(&p->mu);
-		while (!p->head && !p->closed)
-			pthread_cond_wait(&p->cond, &p->mu);
-		struct chunk *ch = p->head;
-		if (ch) {
-			p->head = ch->next;
-			if (!p->head)
-				p->tail = NULL;
-		}
-		pthread_mutex_unlock(&p->mu);
-		if (!ch)
-			break; /* closed and drained */
-		run_chunk(p, ch);
-		pthread_mutex_lock(&p->mu);
-		p->in_flight--;
-		if (ch->cap == PIPE_CHUNK) {
-			ch->next = p->spare;
-			p->spare = ch;
-			ch = NULL;
-		}
-		pthread_cond_broadcast(&p->cond);
-		pthread_mutex_unlock(&p->mu);
-		free(ch);
-	}
-	return NULL;
-}
-
-static void pipe_start(struct ingest *in)
-{
-	struct pipe *p = xcalloc(1, sizeof(*p));
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->cond, NULL);
-	p->in = in;
-	p->zctx = block_zctx_new();
-	p->dicts = line_dict_writer_new(in->w.db, in->o->zstd_level);
-	const char *serial = getenv("NF_INGEST_SERIAL");
-	p->serial = serial && *serial && strcmp(serial, "0") != 0;
-	in->pipe = p;
-	if (!p->serial && pthread_create(&p->thread, NULL, writer_main, p) != 0)
-		die("cannot start the writer thread");
-}
-
-/* Hands over what is left, waits for the writer to finish it, frees the pipe. */
-static void pipe_finish(struct ingest *in)
-{
-	struct pipe *p = in->pipe;
-	if (!p)
-		return;
-	pipe_push(p, 0);
-	if (!p->serial) {
-		pthread_mutex_lock(&p->mu);
-		p->closed = true;
-		pthread_cond_broadcast(&p->cond);
-		pthread_mutex_unlock(&p->mu);
-		pthread_join(p->thread, NULL);
-	}
-	in->sum->events += (uint64_t)p->w_events;
-	in->sum->lines += p->w_lines;
-	in->sum->skipped_lines += p->w_lines;
-	in->sum->input_errors += p->w_errors;
-	for (char *line = p->w_diag.data, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
-		*nl = '\0';
-		char *tab = strchr(line, '\t');
-		if (tab) {
-			*tab = '\0';
-			diag_input(line, 0, "flight recorder: %s", tab + 1);
-		}
-	}
-	buf_free(&p->w_diag);
-	free(p->cur);
-	for (struct chunk *ch = p->spare, *next; ch; ch = next) {
-		next = ch->next;
-		free(ch);
-	}
-	pthread_mutex_destroy(&p->mu);
-	pthread_cond_destroy(&p->cond);
-	buf_free(&p->zbuf);
-	block_zctx_free(p->zctx);
-	line_dict_writer_free(p->dicts);
-	free(p);
-	in->pipe = NULL;
-}
-
 static void emit_event_cb(void *ctx, const struct event_rec *e)
 {
 	write_event(ctx, e);
@@ -977,20 +413,7 @@ static void flush_block(struct member_ctx *m)
 {
 	if (block_empty(&m->bb))
 		return;
-	struct pipe *p = m->in->pipe;
-	/* the payload goes straight into the queue; the writer compresses it */
-	struct op_block o = {.source_id = m->source_id, .block_no = m->block_no++};
-	size_t est = 2 * 10 + m->bb.meta.len + m->bb.text.len;
-	size_t head = 1 + sizeof(o);
-	unsigned char *w = pipe_room(p, head + est + 1);
-	struct buf payload = {.data = (char *)w + head, .len = 0, .cap = p->cur->cap - p->cur->len - head};
-	block_take(&m->bb, &payload, &o.info);
-	if (payload.data != (char *)w + head)
-		die("ingest: block payload outgrew its reservation");
-	o.payload_len = payload.len;
-	*w++ = OP_BLOCK;
-	put(&w, &o, sizeof(o));
-	p->cur->len += head + payload.len;
+	op_put_block(m->job, m->source_id, m->block_no++, &m->bb, m->in->dicts, m->scratch);
 }
 
 /* ---- the per-line path ---- */
@@ -1024,15 +447,14 @@ static bool line_time(struct member_ctx *m, const struct line_parts *lp, int64_t
 	if (lp->clock == CLOCK_FULL) {
 		if (line_parts_time(lp, 0, INT64_MIN, t)) {
 			m->year_hint = lp->year > 0 ? lp->year : m->year_hint;
-			if (lp->year > 0)
-				m->in->job_year = lp->year;
+			if (lp->year > m->year_max)
+				m->year_max = lp->year;
 			return true;
 		}
 		return false;
 	}
 	if (lp->clock == CLOCK_NOYEAR) {
-		int y = m->year_hint ? m->year_hint : m->in->job_year;
-		return y > 0 && line_parts_time(lp, y, INT64_MIN, t);
+		return m->year_hint > 0 && line_parts_time(lp, m->year_hint, INT64_MIN, t);
 	}
 	if (lp->clock == CLOCK_BOOT)
 		return line_parts_time(lp, 0, m->boot_us, t);
@@ -1060,21 +482,22 @@ static void learn_boot_time(struct member_ctx *m, const struct line_parts *lp, c
 static bool match_line(struct member_ctx *m, const struct line_parts *lp, long line_no, struct grammar_match *gm)
 {
 	struct ingest *in = m->in;
-	bool matched = grammar_match(in->matcher, lp, gm);
+	bool matched = grammar_match(m->matcher, lp, gm);
 	bool rule_disabled;
-	const struct rule *gave_up = grammar_take_limit_hit(in->matcher, &rule_disabled);
+	const struct rule *gave_up = grammar_take_limit_hit(m->matcher, &rule_disabled);
 	if (gave_up) {
-		in->sum->input_errors++;
+		m->sum->input_errors++;
 		diag_input(m->path, line_no, "rule %s (%s:%d): regex gave up at the PCRE2 match/depth limit; "
-			   "line kept%s", rule_name(gave_up), rule_file(gave_up), rule_line(gave_up),
-			   rule_disabled ? "; rule disabled for the rest of this ingest" : "");
+			   "line kept%s%s", rule_name(gave_up), rule_file(gave_up), rule_line(gave_up),
+			   rule_disabled ? "; rule disabled" : "", rule_disabled ? grammar_disabled_for(in->g, gave_up) : "");
 	}
-	const struct rule *costly = grammar_take_costly(in->matcher);
+	const struct rule *costly = grammar_take_costly(m->matcher);
 	if (costly) {
-		in->sum->input_errors++;
+		m->sum->input_errors++;
 		diag_input(m->path, line_no, "rule %s (%s:%d): its regex needed more than %u match steps on %d lines; "
-			   "rule disabled for the rest of this ingest (lines kept)", rule_name(costly), rule_file(costly),
-			   rule_line(costly), grammar_costly_steps(in->g), GRAMMAR_COSTLY_AFTER);
+			   "rule disabled%s (lines kept)", rule_name(costly), rule_file(costly),
+			   rule_line(costly), grammar_costly_steps(in->g), GRAMMAR_COSTLY_AFTER,
+			   grammar_disabled_for(in->g, costly));
 	}
 	return matched;
 }
@@ -1337,17 +760,46 @@ static void on_line(void *ctx, const char *line, size_t len, long line_no, bool 
 
 /* ---- members ---- */
 
-static int64_t new_source(struct ingest *in, const struct member_info *mi, enum source_kind kind)
+/* A job of the walk thread's: for a member (its row, then its work, here or
+ * by a worker), or for what the walk writes between members (mi NULL). */
+static struct member_job *job_open(struct ingest *in, const struct member_info *mi)
 {
+	struct member_job *mj = xcalloc(1, sizeof(*mj));
+	mj->in = in;
+	if (mi) {
+		mj->path = xstrdup(mi->path);
+		mj->container = mi->container ? xstrdup(mi->container) : NULL;
+		mj->mi = *mi;
+		mj->mi.path = mj->path;
+		mj->mi.container = mj->container;
+		mj->mi.link_target = NULL;
+	}
+	mj->m = (struct member_ctx){.in = in, .json = &in->ts[0].json, .matcher = in->matcher,
+				    .scratch = &in->ts[0].scratch, .sum = &mj->sum,
+				    .on_walk = true, .path = mj->path, .rank_hint = -1, .pid_hint = -1,
+				    .boot_us = INT64_MIN};
+	mj->m.job = jobs_begin(in->jobs, mj);
+	return mj;
+}
+
+static void job_close(struct member_job *mj)
+{
+	jobs_end(mj->m.job);
+}
+
+static int64_t new_source(struct member_ctx *m, const struct member_info *mi, enum source_kind kind)
+{
+	struct ingest *in = m->in;
 	int64_t id = ++in->next_source_id;
 	struct op_source o = {
 		.id = id,
 		.mtime = mi->mtime,
 		.kind = kind,
 		.path_len = (uint32_t)strlen(mi->path),
-		.container_len = opt_len(mi->container),
+		.container_len = op_opt_len(mi->container),
 	};
-	op_put_source(in->pipe, &o, mi->path, mi->container);
+	op_put_source(m->job, &o, mi->path, mi->container);
+	line_dict_writer_source(in->dicts, id, mi->path, o.path_len);
 	in->sum->sources++;
 	return id;
 }
@@ -1366,30 +818,22 @@ struct source_update {
 	const char *error;
 };
 
-static void op_put_nccl_count(struct pipe *p, enum op_code code, const struct op_console_nccl *o)
-{
-	unsigned char *w = pipe_room(p, 1 + sizeof(*o));
-	*w++ = (unsigned char)code;
-	put(&w, o, sizeof(*o));
-	p->cur->len += 1 + sizeof(*o);
-}
-
 /* A console's NCCL lines per local rank, for merge_console_events. */
-static void put_console_nccl(struct ingest *in, struct member_ctx *m)
+static void put_console_nccl(struct member_ctx *m)
 {
 	for (size_t lr = 0; lr < m->nccl_by_local_n; lr++) {
 		if (!m->nccl_by_local[lr])
 			continue;
 		struct op_console_nccl o = {.source_id = m->source_id, .lines = m->nccl_by_local[lr],
 					    .local_rank = (int32_t)lr};
-		op_put_nccl_count(in->pipe, OP_CONSOLE_NCCL, &o);
+		op_put_nccl_count(m->job, OP_CONSOLE_NCCL, &o);
 	}
 	free(m->nccl_by_local);
 	m->nccl_by_local = NULL;
 	m->nccl_by_local_n = 0;
 }
 
-static void update_source(struct ingest *in, int64_t id, const struct source_update *u)
+static void update_source(struct member_ctx *m, int64_t id, const struct source_update *u)
 {
 	const char *host = u->content_host && *u->content_host ? u->content_host : NULL;
 	struct op_update o = {
@@ -1408,15 +852,16 @@ static void update_source(struct ingest *in, int64_t id, const struct source_upd
 		.first_t = u->first_t,
 		.last_t = u->last_t,
 		.year = u->year,
-		.host_len = opt_len(host),
-		.reason_len = opt_len(u->skip_reason),
-		.error_len = opt_len(u->error),
+		.host_len = op_opt_len(host),
+		.reason_len = op_opt_len(u->skip_reason),
+		.error_len = op_opt_len(u->error),
 	};
-	op_put_update(in->pipe, &o, host, u->skip_reason, u->error);
-	in->sum->lines += (uint64_t)u->lines;
-	in->sum->stored_lines += (uint64_t)u->stored;
-	in->sum->skipped_lines += (uint64_t)u->skipped;
-	in->sum->truncated_lines += (uint64_t)u->truncated;
+	op_put_update(m->job, &o, host, u->skip_reason, u->error);
+	line_dict_writer_done(m->in->dicts, id); /* its blocks are all made */
+	m->sum->lines += (uint64_t)u->lines;
+	m->sum->stored_lines += (uint64_t)u->stored;
+	m->sum->skipped_lines += (uint64_t)u->skipped;
+	m->sum->truncated_lines += (uint64_t)u->truncated;
 }
 
 /* Counts the lines of a member we do not store (binary) as the splitter
@@ -1424,7 +869,7 @@ static void update_source(struct ingest *in, int64_t id, const struct source_upd
  * line break counts. */
 static long count_lines_rest(struct member_stream *ms, uint64_t *bytes, struct errbuf *err)
 {
-	char buf[1 << 16]; /* the caller's thread's (a worker's, once the load runs on several) */
+	char buf[1 << 16]; /* the calling thread's */
 	struct line_counter lc = {0};
 	long r;
 	while ((r = member_read(ms, buf, sizeof(buf))) > 0) {
@@ -1439,31 +884,34 @@ static long count_lines_rest(struct member_stream *ms, uint64_t *bytes, struct e
 static void report_error(void *ctx, const char *path, const char *msg)
 {
 	struct ingest *in = ctx;
-	in->sum->input_errors++;
+	struct member_job *mj = job_open(in, NULL); /* said in the load's order */
+	mj->sum.input_errors++;
 	in->sum->input_cut = true;
 	diag_input(path, 0, "%s", msg);
+	job_close(mj);
 }
 
-static int ingest_text(struct ingest *in, const struct member_info *mi, struct member_stream *ms,
-		       struct member_ctx *m)
+static int ingest_text(struct member_ctx *m, const struct member_info *mi, struct member_stream *ms)
 {
+	struct ingest *in = m->in;
 	struct line_splitter sp;
 	splitter_init(&sp, in->o->max_line);
 	block_init(&m->bb, in->o->block_bytes);
-	char buf[1 << 16]; /* the caller's thread's (a worker's, once the load runs on several) */
+	char buf[1 << 16]; /* the calling thread's */
 	long r;
 	uint64_t bytes = 0;
 	const char *error = NULL;
 	while ((r = member_read(ms, buf, sizeof(buf))) > 0) {
 		splitter_feed(&sp, buf, (size_t)r, on_line, m);
 		bytes += (uint64_t)r;
-		progress_update(&in->prog, (uint64_t)r, 0);
+		if (m->on_walk)
+			progress_update(&in->prog, (uint64_t)r, 0);
 		if (interrupted)
 			break;
 	}
 	if (r < 0) {
 		error = ms->err.msg;
-		in->sum->input_errors++;
+		m->sum->input_errors++;
 		if (bytes == 0)
 			diag_input(mi->path, 0, "%s (nothing of the member could be read)", error);
 		else
@@ -1472,7 +920,7 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 	splitter_finish(&sp, on_line, m);
 	flush_block(m);
 	tails_flush(m);
-	in->sum->events_not_kept += (uint64_t)m->events_not_kept;
+	m->sum->events_not_kept += (uint64_t)m->events_not_kept;
 	struct source_update u = {
 		.kind = m->mc.kind,
 		.rank = !m->rank_conflict && m->rank_hint >= 0 ? m->rank_hint
@@ -1493,49 +941,25 @@ static int ingest_text(struct ingest *in, const struct member_info *mi, struct m
 	};
 	if (sp.truncated_lines) {
 		u.skip_reason = "long lines truncated (--max-line)";
-		in->sum->input_errors++;
+		m->sum->input_errors++;
 		diag_input(mi->path, m->first_truncated, "%ld line(s) longer than %zu bytes cut to that length "
 			   "(first here), %llu bytes dropped (--max-line)", sp.truncated_lines, sp.max_line,
 			   (unsigned long long)sp.dropped_bytes);
 	}
-	update_source(in, m->source_id, &u);
-	put_console_nccl(in, m);
+	update_source(m, m->source_id, &u);
+	put_console_nccl(m);
 	if (m->mc.kind == SK_RANK_LOG && m->nccl_lines) {
 		struct op_console_nccl o = {.source_id = m->source_id, .lines = m->nccl_lines,
 					    .local_rank = m->mc.srun_labels};
-		op_put_nccl_count(in->pipe, OP_RANK_NCCL, &o);
+		op_put_nccl_count(m->job, OP_RANK_NCCL, &o);
 	}
 	splitter_free(&sp);
 	block_free(&m->bb);
 	return 0;
 }
 
-#define FR_HANDOFF_MAX (16u << 20) /* larger dumps are always read here */
-
-static int ingest_flight_recorder(struct ingest *in, const struct member_info *mi, struct member_stream *ms,
-				  struct member_ctx *m)
+static int ingest_flight_recorder(struct member_ctx *m, const struct member_info *mi, struct member_stream *ms)
 {
-	if (mi->size >= 0 && (uint64_t)mi->size <= FR_HANDOFF_MAX && pipe_takes_dump(in->pipe)) {
-		struct pipe *p = in->pipe;
-		struct op_fr o = {.source_id = m->source_id, .path_rank = m->mc.path_rank,
-				  .path_len = (uint32_t)strlen(mi->path)};
-		size_t head = 1 + sizeof(o) + o.path_len;
-		unsigned char *w = pipe_room(p, head + (size_t)mi->size + 1);
-		unsigned char *data = w + head;
-		size_t room = p->cur->cap - p->cur->len - head;
-		long r;
-		while (o.data_len < room && (r = member_read(ms, data + o.data_len, room - o.data_len)) > 0)
-			o.data_len += (uint64_t)r;
-		if (o.data_len < room) { /* the whole member (a read error ends it early, as fr_ingest would) */
-			*w++ = OP_FR;
-			put(&w, &o, sizeof(o));
-			put(&w, mi->path, o.path_len);
-			p->cur->len += head + (size_t)o.data_len;
-			return 0;
-		}
-		die("ingest: %s: larger than its header says", mi->path);
-	}
-	pipe_wait_dumps(in->pipe);
 	struct errbuf err = {{0}};
 	long lines = 0;
 	uint64_t bytes = 0;
@@ -1543,7 +967,7 @@ static int ingest_flight_recorder(struct ingest *in, const struct member_info *m
 	const char *error = NULL;
 	if (rc < 0) {
 		error = err.msg;
-		in->sum->input_errors++;
+		m->sum->input_errors++;
 		diag_input(mi->path, 0, "flight recorder: %s", err.msg);
 	}
 	struct source_update u = {
@@ -1558,8 +982,208 @@ static int ingest_flight_recorder(struct ingest *in, const struct member_info *m
 		.events = m->events,
 		.error = error,
 	};
-	update_source(in, m->source_id, &u);
+	update_source(m, m->source_id, &u);
 	return 0;
+}
+
+/* ---- a member's work, wherever its bytes are ---- */
+
+/* A member's bytes as a job holds them: what was buffered, then a spool
+ * file or the rest of the walk's stream, then the read error that ended
+ * the member, if any. */
+struct job_src {
+	const unsigned char *p;
+	size_t n, pos;
+	FILE *spool;
+	struct member_stream *rest;
+	const char *error;
+};
+
+static long job_read(struct member_stream *ms, void *buf, size_t n)
+{
+	struct job_src *s = ms->impl;
+	if (s->pos < s->n) {
+		size_t k = s->n - s->pos < n ? s->n - s->pos : n;
+		memcpy(buf, s->p + s->pos, k);
+		s->pos += k;
+		return (long)k;
+	}
+	if (s->spool) {
+		size_t k = fread(buf, 1, n, s->spool);
+		if (k > 0)
+			return (long)k;
+		if (ferror(s->spool)) {
+			errbuf_set(&ms->err, "cannot read the member back from its temporary file");
+			return -1;
+		}
+	}
+	if (s->rest) {
+		long r = member_read(s->rest, buf, n);
+		if (r < 0)
+			errbuf_set(&ms->err, "%s", s->rest->err.msg);
+		return r;
+	}
+	if (s->error) {
+		errbuf_set(&ms->err, "%s", s->error);
+		return -1;
+	}
+	return 0;
+}
+
+static void work_member(struct member_job *mj, struct member_stream *rest)
+{
+	struct member_ctx *m = &mj->m;
+	struct job_src src = {.p = mj->data, .n = mj->len, .spool = mj->spool, .rest = rest, .error = mj->read_error};
+	struct member_stream ms;
+	memset(&ms, 0, sizeof(ms));
+	ms.read_impl = job_read;
+	ms.impl = &src;
+	grammar_matcher_begin_file(m->matcher);
+	if (m->mc.kind == SK_FLIGHT_RECORDER)
+		ingest_flight_recorder(m, &mj->mi, &ms);
+	else
+		ingest_text(m, &mj->mi, &ms);
+	free(mj->data);
+	mj->data = NULL;
+	if (mj->spool)
+		fclose(mj->spool);
+	mj->spool = NULL;
+}
+
+/* jobs_hooks.work: a worker's (or, without workers, the walk thread's) */
+static void job_work(void *ctx, struct job *j, void *data, int worker)
+{
+	struct ingest *in = ctx;
+	struct member_job *mj = data;
+	(void)j;
+	if (worker > 0) {
+		mj->m.matcher = in->ts[worker].matcher;
+		mj->m.json = &in->ts[worker].json;
+		mj->m.scratch = &in->ts[worker].scratch;
+		mj->m.on_walk = false;
+	}
+	work_member(mj, NULL);
+}
+
+/* jobs_hooks.run: the writer */
+static void job_run(void *ctx, const unsigned char *data, size_t len)
+{
+	struct ingest *in = ctx;
+	op_writer_run(in->ow, data, len);
+}
+
+static void summary_add(struct ingest_summary *to, const struct ingest_summary *d)
+{
+	to->events += d->events;
+	to->lines += d->lines;
+	to->stored_lines += d->stored_lines;
+	to->skipped_lines += d->skipped_lines;
+	to->truncated_lines += d->truncated_lines;
+	to->events_not_kept += d->events_not_kept;
+	to->input_errors += d->input_errors;
+}
+
+/* jobs_hooks.retired: the writer, in the load's order */
+static void job_retired(void *ctx, void *data)
+{
+	struct ingest *in = ctx;
+	struct member_job *mj = data;
+	summary_add(&in->written, &mj->sum);
+	if (mj->m.year_max > in->year_max)
+		in->year_max = mj->m.year_max;
+	free(mj->data);
+	if (mj->spool)
+		fclose(mj->spool);
+	free(mj->read_error);
+	free(mj->path);
+	free(mj->container);
+	free(mj);
+}
+
+/* Reads the member into mj->data, up to JOB_BUFFER_MAX bytes: true when
+ * all of it is there (a read error ends it: kept in mj->read_error). */
+static bool buffer_member(struct member_job *mj, struct member_stream *ms)
+{
+	size_t cap = mj->mi.size > 0 && (uint64_t)mj->mi.size < JOB_BUFFER_MAX ? (size_t)mj->mi.size + 1 : 64 << 10;
+	mj->data = xmalloc(cap);
+	for (;;) {
+		if (mj->len == cap) {
+			if (cap > JOB_BUFFER_MAX)
+				return false;
+			cap *= 2;
+			mj->data = xrealloc(mj->data, cap);
+		}
+		long r = member_read(ms, mj->data + mj->len, cap - mj->len);
+		if (r == 0)
+			return true;
+		if (r < 0) {
+			mj->read_error = xstrdup(ms->err.msg);
+			return true;
+		}
+		mj->len += (size_t)r;
+		progress_update(&mj->in->prog, (uint64_t)r, 0);
+	}
+}
+
+/* A member whose lines lack a year and that has no modification time: its
+ * bytes go to a temporary file and its work waits for the load's end,
+ * when the bundle's dated lines have given their year (run_deferred). */
+static bool defer_member(struct member_job *mj, struct member_stream *ms)
+{
+	struct ingest *in = mj->in;
+	FILE *f = tmpfile();
+	if (!f)
+		return false;
+	char buf[1 << 16];
+	long r;
+	while ((r = member_read(ms, buf, sizeof(buf))) > 0) {
+		if (fwrite(buf, 1, (size_t)r, f) != (size_t)r)
+			die("cannot write a temporary file: %s", strerror(errno));
+		progress_update(&in->prog, (uint64_t)r, 0);
+	}
+	if (r < 0)
+		mj->read_error = xstrdup(ms->err.msg);
+	rewind(f);
+	/* its row now, in read order; its work later, as a job of its own */
+	struct member_job *later = xcalloc(1, sizeof(*later));
+	*later = *mj;
+	later->path = xstrdup(mj->path);
+	later->container = mj->container ? xstrdup(mj->container) : NULL;
+	later->mi.path = later->path;
+	later->mi.container = later->container;
+	later->m.path = later->path;
+	later->m.sum = &later->sum;
+	later->spool = f;
+	mj->read_error = NULL;
+	/* its blocks come last: it gives no dictionary (its likes never wait for it) */
+	line_dict_writer_done(in->dicts, mj->m.source_id);
+	struct deferred *d = xcalloc(1, sizeof(*d));
+	d->mj = later;
+	*in->deferred_tail = d;
+	in->deferred_tail = &d->next;
+	return true;
+}
+
+static void run_deferred(struct ingest *in)
+{
+	if (!in->deferred)
+		return;
+	jobs_wait_all(in->jobs); /* every other member's years are in */
+	for (struct deferred *d = in->deferred, *next; d; d = next) {
+		next = d->next;
+		struct member_job *mj = d->mj;
+		mj->m.year_hint = in->year_max;
+		mj->m.job = jobs_begin(in->jobs, mj);
+		if (interrupted) {
+			job_close(mj);
+		} else {
+			jobs_wait_input(in->jobs);
+			jobs_submit(mj->m.job, 0);
+		}
+		free(d);
+	}
+	in->deferred = NULL;
+	in->deferred_tail = &in->deferred;
 }
 
 static int on_member(void *ctx, const struct member_info *mi, struct member_stream *ms)
@@ -1569,26 +1193,29 @@ static int on_member(void *ctx, const struct member_info *mi, struct member_stre
 		return -1;
 	in->sum->members++;
 	progress_update(&in->prog, 0, 1);
-	struct member_ctx m = {.in = in, .json = &in->json, .path = mi->path, .rank_hint = -1, .pid_hint = -1,
-			       .boot_us = INT64_MIN};
 	if (mi->type != MT_FILE) {
+		struct member_job *mj = job_open(in, mi);
 		enum source_kind k = (mi->type == MT_SYMLINK || mi->type == MT_HARDLINK) ? SK_LINK : SK_OTHER;
-		int64_t id = new_source(in, mi, k);
+		int64_t id = new_source(&mj->m, mi, k);
 		struct source_update u = {.kind = k, .rank = -1, .local_rank = -1, .pid = -1};
 		if (k == SK_LINK) {
 			char *note = xasprintf("link to %s (not followed)", mi->link_target ? mi->link_target : "?");
 			u.error = note;
-			update_source(in, id, &u);
+			update_source(&mj->m, id, &u);
 			free(note);
 		} else {
-			update_source(in, id, &u);
+			update_source(&mj->m, id, &u);
 		}
+		job_close(mj);
 		return 0;
 	}
 	size_t n;
 	const unsigned char *head = member_peek(ms, &n);
 	if (member_is_container(mi->path, head, n)) {
-		int64_t id = new_source(in, mi, SK_ARCHIVE);
+		struct member_job *mj = job_open(in, mi);
+		int64_t id = new_source(&mj->m, mi, SK_ARCHIVE);
+		line_dict_writer_done(in->dicts, id); /* no blocks of its own */
+		job_close(mj);
 		uint64_t before = in->stats.members;
 		int rc = walk_nested(ms, mi, &in->limits, in->sink, &in->stats);
 		struct source_update u = {.kind = SK_ARCHIVE, .rank = -1, .local_rank = -1, .pid = -1,
@@ -1599,34 +1226,46 @@ static int on_member(void *ctx, const struct member_info *mi, struct member_stre
 					 (unsigned long long)(in->stats.members - before));
 			u.error = note;
 		}
-		update_source(in, id, &u);
+		mj = job_open(in, mi);
+		update_source(&mj->m, id, &u);
+		job_close(mj);
 		free(note);
 		return interrupted || in->stats.limit_hit ? -1 : 0;
 	}
-	member_classify(mi->path, head, n, &m.mc);
-	m.source_id = new_source(in, mi, m.mc.kind);
-	m.year_hint = mi->mtime > 0 ? year_of(mi->mtime) : 0;
-	if (in->job_year && !m.year_hint)
-		m.year_hint = in->job_year;
+	struct member_job *mj = job_open(in, mi);
+	struct member_ctx *m = &mj->m;
+	member_classify(mi->path, head, n, &m->mc);
+	m->source_id = new_source(m, mi, m->mc.kind);
+	m->year_hint = mi->mtime > 0 ? year_of(mi->mtime) : 0;
 
-	switch (m.mc.kind) {
-	case SK_FLIGHT_RECORDER:
-		return ingest_flight_recorder(in, mi, ms, &m);
-	case SK_BINARY: {
+	if (m->mc.kind == SK_BINARY) {
 		struct errbuf err = {{0}};
 		uint64_t bytes = 0;
 		long lines = count_lines_rest(ms, &bytes, &err);
 		struct source_update u = {.kind = SK_BINARY, .rank = -1, .local_rank = -1, .pid = -1,
 					  .bytes = bytes, .lines = lines, .skipped = lines,
 					  .skip_reason = "binary: not text", .error = err.msg[0] ? err.msg : NULL};
-		update_source(in, m.source_id, &u);
-		in->sum->input_errors++;
+		update_source(m, m->source_id, &u);
+		m->sum->input_errors++;
 		diag_input(mi->path, 0, "binary member, %ld line(s) not read", lines);
+		job_close(mj);
 		return 0;
 	}
-	default:
-		return ingest_text(in, mi, ms, &m);
+	if (!m->year_hint && m->mc.kind != SK_FLIGHT_RECORDER && defer_member(mj, ms)) {
+		job_close(mj);
+		return interrupted ? -1 : 0;
 	}
+	jobs_wait_input(in->jobs);
+	if (mi->size >= 0 && (uint64_t)mi->size > JOB_BUFFER_MAX) {
+		work_member(mj, ms); /* too large to buffer: worked on as it is read */
+		job_close(mj);
+	} else if (!buffer_member(mj, ms)) {
+		work_member(mj, ms); /* larger than its size said: the rest as it is read */
+		job_close(mj);
+	} else {
+		jobs_submit(m->job, mj->len);
+	}
+	return interrupted ? -1 : 0;
 }
 
 static void write_meta(struct ingest *in)
@@ -1685,11 +1324,13 @@ static void replay_rank_nccl(struct ingest *in)
 		"  WHERE r.lines > coalesce((SELECT c.lines FROM temp.copied c WHERE c.rank_source = r.source_id), 0)\n"
 		"  ORDER BY r.source_id");
 	while (sqlite3_step(q) == SQLITE_ROW) {
-		struct member_ctx m = {.in = in, .json = &in->json, .source_id = sqlite3_column_int64(q, 0), .replay = true,
+		struct member_ctx m = {.in = in, .json = &in->ts[0].json, .matcher = in->matcher, .sum = in->sum,
+				       .source_id = sqlite3_column_int64(q, 0), .replay = true,
 				       .path = (const char *)sqlite3_column_text(q, 2)};
 		m.mc.kind = SK_RANK_LOG;
 		m.mc.srun_labels = sqlite3_column_int(q, 1) != 0;
 		sqlite3_bind_int64(blocks, 1, m.source_id);
+		grammar_matcher_begin_file(m.matcher);
 		while (sqlite3_step(blocks) == SQLITE_ROW) {
 			struct decoded_block d;
 			struct errbuf err = {{0}};
@@ -1810,6 +1451,48 @@ static void merge_console_events(struct ingest *in)
 	(void)staged;
 }
 
+/* The load's threads: the writer, and the workers --jobs asks for (--jobs 1:
+ * none, the walk thread works on each member itself: the reference). */
+static void load_start(struct ingest *in)
+{
+	const char *serial = getenv("NF_INGEST_SERIAL");
+	bool is_serial = serial && *serial && strcmp(serial, "0") != 0;
+	int jobs = in->o->jobs > 0 ? in->o->jobs : jobs_default_workers();
+	in->nworkers = is_serial || jobs <= 1 ? 0 : jobs;
+	in->ts = xcalloc((size_t)in->nworkers + 1, sizeof(*in->ts));
+	in->ts[0].matcher = in->matcher;
+	for (int i = 1; i <= in->nworkers; i++)
+		in->ts[i].matcher = grammar_matcher_new(in->g);
+	in->deferred_tail = &in->deferred;
+	in->dicts = line_dict_writer_new(in->o->zstd_level);
+	in->ow = op_writer_new(&in->w, in->dicts);
+	struct jobs_hooks h = {.ctx = in, .run = job_run, .retired = job_retired, .work = job_work};
+	in->jobs = jobs_start(&h, in->nworkers, is_serial);
+}
+
+/* Waits for every job to be written; the counts of the jobs and of every
+ * worker's matcher join the walk thread's. */
+static void load_finish(struct ingest *in)
+{
+	jobs_finish(in->jobs);
+	in->jobs = NULL;
+	summary_add(in->sum, &in->written);
+	/* a dump's group configuration another dump gave: counted, not stored */
+	long dropped = op_writer_dropped(in->ow);
+	in->sum->events -= (uint64_t)dropped < in->sum->events ? (uint64_t)dropped : in->sum->events;
+	for (int i = 1; i <= in->nworkers; i++) {
+		grammar_matcher_merge(in->matcher, in->ts[i].matcher);
+		grammar_matcher_free(in->ts[i].matcher);
+	}
+	for (int i = 0; i <= in->nworkers; i++)
+		op_scratch_free(&in->ts[i].scratch);
+	/* the walk thread's matcher and JSON stay (the matching after the load) */
+	for (int i = 1; i <= in->nworkers; i++)
+		buf_free(&in->ts[i].json);
+	line_dict_writer_free(in->dicts);
+	in->dicts = NULL;
+}
+
 int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 {
 	struct ingest in = {.o = o, .sum = sum, .limits = o->limits};
@@ -1865,9 +1548,10 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	struct walk_sink sink = {.member = on_member, .error = report_error, .ctx = &in};
 	in.sink = &sink;
 	fr_forget_configs();
-	pipe_start(&in);
+	load_start(&in);
 	int rc = walk_input(o->input, &in.limits, &sink, &in.stats, &err);
-	pipe_finish(&in);
+	run_deferred(&in);
+	load_finish(&in);
 	progress_done(&in.prog);
 	/* the reader's and the writer's buffers are freed but kept by the
 	 * allocator's per-thread arenas: given back, so that the analyses'
@@ -1894,12 +1578,16 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	}
 	if (interrupted) {
 		diag_error("interrupted; no case written");
+		op_writer_free(in.ow); /* its statements, before the close */
+		in.ow = NULL;
 		case_writer_abort(&in.w);
 		exit_code = 130;
 	} else if (exit_code == NF_EXIT_OK) {
 		/* from here one thread: a signal stops a long statement at once */
 		db_stop_on_signal(in.w.db);
 		merge_console_events(&in);
+		op_writer_free(in.ow); /* its statements, before the commit */
+		in.ow = NULL;
 		event_keys_write(in.w.keys, in.w.db);
 		write_meta(&in);
 		phase_done("indexes");
@@ -1929,6 +1617,8 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		if (interrupted) {
 			/* a signal during attribution or analysis: still no case */
 			diag_error("interrupted; no case written");
+			op_writer_free(in.ow); /* its statements, before the close */
+			in.ow = NULL;
 			case_writer_abort(&in.w);
 			exit_code = 130;
 			goto done;
@@ -1942,12 +1632,17 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 			exit_code = NF_EXIT_INPUT;
 		}
 	} else {
+		op_writer_free(in.ow); /* its statements, before the close */
+		in.ow = NULL;
 		case_writer_abort(&in.w);
 	}
 done:
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
-	buf_free(&in.json);
+	op_writer_free(in.ow);
+	if (in.ts)
+		buf_free(&in.ts[0].json);
+	free(in.ts);
 	grammar_matcher_free(in.matcher);
 	grammar_free(in.g);
 	return exit_code;

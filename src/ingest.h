@@ -28,6 +28,7 @@ struct ingest_opts {
 	size_t block_bytes;  /* text per compressed block */
 	int zstd_level;
 	bool analyze;        /* run the analysis after the load */
+	int jobs;            /* worker threads (0: the CPUs this process may use; 1: none) */
 };
 void ingest_default_opts(struct ingest_opts *o);
 

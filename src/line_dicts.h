@@ -12,22 +12,40 @@
 #define NF_LINE_DICTS_H
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "line_store.h"
 #include "util.h"
 
-/* Writer side (the ingest's writer thread), on the case being written. */
+/* Writer side: the load's threads compress, the writer thread stores. The
+ * dictionary of a name is made from the first block of the first of its
+ * sources, in the load's order, whose first block can be one (512 bytes or
+ * more); whichever thread compresses which block, the bytes are those of a
+ * serial load. */
 struct line_dict_writer;
-struct line_dict_writer *line_dict_writer_new(sqlite3 *db, int zstd_level);
+#define DICT_SLOTS_MAX 32 /* dictionaries per case (each holds a few hundred KiB while writing) */
+struct line_dict_writer *line_dict_writer_new(int zstd_level);
 void line_dict_writer_free(struct line_dict_writer *w);
-/* A source begins (its path names its dictionary). */
+/* A source begins (its path names its dictionary); in the load's order. */
 void line_dict_writer_source(struct line_dict_writer *w, int64_t source_id, const char *path, size_t path_len);
-/* Compresses the payload of a block of source_id into out (reusing zctx);
- * returns the dictionary id it used, 0 for none. */
-int64_t line_dict_writer_compress(struct line_dict_writer *w, int64_t source_id, const void *payload, size_t n,
-				  void *zctx, struct buf *out);
+/* The source has no (more) blocks: if its first block did not come, it
+ * gives no dictionary (the sources after it then no longer wait for it). */
+void line_dict_writer_done(struct line_dict_writer *w, int64_t source_id);
+/* Compresses the payload of a block of source_id (first: its first block)
+ * into out (reusing zctx), with its name's dictionary once there is one;
+ * may wait until the sources of the name before it have said whether they
+ * give it. Returns the slot of the dictionary it used (0: none). *made_slot
+ * > 0: this block (compressed alone) made that slot's dictionary, which is
+ * the payload's first *made_len bytes (the writer stores them:
+ * line_dict_store; names: line_dict_writer_name). */
+int line_dict_writer_compress(struct line_dict_writer *w, int64_t source_id, bool first, const void *payload,
+			      size_t n, void *zctx, struct buf *out, int *made_slot, size_t *made_len);
+const char *line_dict_writer_name(struct line_dict_writer *w, int slot);
+/* Stores a dictionary (ins: INSERT INTO line_dicts(name, data) VALUES(?, ?));
+ * returns its dict_id. */
+int64_t line_dict_store(sqlite3_stmt *ins, const char *name, const void *data, size_t n);
 
 /* Reader side: the dictionaries of one connection's case. */
 struct line_dict_reader;

@@ -1,7 +1,10 @@
 /* line_dicts_write.c: the writer side of line_dicts.h: one dictionary per
- * family of sources, made from its first block, written to line_dicts. */
+ * family of sources, made from the first block of the first of its sources
+ * (in the load's order) whose first block can be one; the load's threads
+ * compress, the writer thread stores. */
 #include "line_dicts.h"
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +14,7 @@
 
 #define DICT_MAX_BYTES (128 << 10) /* of the first block's payload */
 #define DICT_MIN_BYTES 512         /* less is not worth a dictionary */
-#define DICT_MAX_NAMES 32          /* dictionaries per case (each holds a few hundred KiB while writing) */
+#define DICT_MAX_NAMES DICT_SLOTS_MAX
 #define DICT_NAME_MAX 96
 
 /* zstd reads a buffer that starts with this magic number as a structured
@@ -20,26 +23,31 @@ static const unsigned char zstd_dict_magic[4] = {0x37, 0xA4, 0x30, 0xEC};
 
 struct dict_slot {
 	char name[DICT_NAME_MAX];
-	int64_t dict_id;  /* 0: not made yet */
-	ZSTD_CDict *cdict;
+	ZSTD_CDict *cdict;  /* once made */
+	int64_t *srcs;      /* its sources, in the load's order */
+	size_t n, cap;
+	size_t scan;        /* srcs before this one gave no dictionary */
 };
 
+enum { SRC_OPEN, SRC_NONE, SRC_GAVE }; /* what a source's first block did */
+
 struct line_dict_writer {
-	sqlite3 *db;
-	sqlite3_stmt *ins;
+	pthread_mutex_t mu;
+	pthread_cond_t cond;
 	int level;
 	struct dict_slot slots[DICT_MAX_NAMES];
 	int nslots;
-	int *slot_of;     /* source_id -> slot + 1 (0: none) */
-	size_t slot_of_cap;
+	int *slot_of;       /* source_id -> slot + 1 (0: none) */
+	unsigned char *state; /* source_id -> SRC_* */
+	size_t cap;
 };
 
-struct line_dict_writer *line_dict_writer_new(sqlite3 *db, int zstd_level)
+struct line_dict_writer *line_dict_writer_new(int zstd_level)
 {
 	struct line_dict_writer *w = xcalloc(1, sizeof(*w));
-	w->db = db;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cond, NULL);
 	w->level = zstd_level;
-	w->ins = db_prepare(db, "INSERT INTO line_dicts(name, data) VALUES(?, ?)");
 	return w;
 }
 
@@ -47,10 +55,14 @@ void line_dict_writer_free(struct line_dict_writer *w)
 {
 	if (!w)
 		return;
-	for (int i = 0; i < w->nslots; i++)
+	for (int i = 0; i < w->nslots; i++) {
 		ZSTD_freeCDict(w->slots[i].cdict);
-	sqlite3_finalize(w->ins);
+		free(w->slots[i].srcs);
+	}
+	pthread_mutex_destroy(&w->mu);
+	pthread_cond_destroy(&w->cond);
 	free(w->slot_of);
+	free(w->state);
 	free(w);
 }
 
@@ -74,57 +86,112 @@ void line_dict_writer_source(struct line_dict_writer *w, int64_t source_id, cons
 		return;
 	char name[DICT_NAME_MAX];
 	dict_name(path, path_len, name, sizeof(name));
+	pthread_mutex_lock(&w->mu);
 	int slot = -1;
 	for (int i = 0; i < w->nslots; i++)
 		if (strcmp(w->slots[i].name, name) == 0)
 			slot = i;
-	if (slot < 0) {
-		if (w->nslots == DICT_MAX_NAMES)
-			return;
+	if (slot < 0 && w->nslots < DICT_MAX_NAMES) {
 		slot = w->nslots++;
 		memcpy(w->slots[slot].name, name, strlen(name) + 1);
 	}
-	size_t need = (size_t)source_id + 1;
-	if (need > w->slot_of_cap) {
-		size_t old = w->slot_of_cap;
-		xgrow(&w->slot_of, &w->slot_of_cap, need, sizeof(*w->slot_of));
-		memset(w->slot_of + old, 0, (w->slot_of_cap - old) * sizeof(*w->slot_of));
+	if (slot >= 0) {
+		size_t need = (size_t)source_id + 1;
+		if (need > w->cap) {
+			size_t old = w->cap, cap = w->cap;
+			xgrow(&w->slot_of, &cap, need, sizeof(*w->slot_of));
+			w->state = xrealloc(w->state, cap);
+			memset(w->slot_of + old, 0, (cap - old) * sizeof(*w->slot_of));
+			memset(w->state + old, SRC_OPEN, cap - old);
+			w->cap = cap;
+		}
+		w->slot_of[source_id] = slot + 1;
+		struct dict_slot *s = &w->slots[slot];
+		xgrow(&s->srcs, &s->cap, s->n + 1, sizeof(*s->srcs));
+		s->srcs[s->n++] = source_id;
 	}
-	w->slot_of[source_id] = slot + 1;
+	pthread_mutex_unlock(&w->mu);
 }
 
-static void make_dict(struct line_dict_writer *w, struct dict_slot *s, const void *payload, size_t n)
+void line_dict_writer_done(struct line_dict_writer *w, int64_t source_id)
 {
-	size_t len = n < DICT_MAX_BYTES ? n : DICT_MAX_BYTES;
-	if (len < DICT_MIN_BYTES || memcmp(payload, zstd_dict_magic, 4) == 0)
+	if (source_id < 0 || (size_t)source_id >= w->cap)
 		return;
-	s->cdict = ZSTD_createCDict(payload, len, w->level);
-	if (!s->cdict)
-		die("zstd: cannot make a dictionary");
-	sqlite3_bind_text(w->ins, 1, s->name, -1, SQLITE_STATIC);
-	sqlite3_bind_blob(w->ins, 2, payload, (int)len, SQLITE_STATIC);
-	db_step_done(w->ins);
-	s->dict_id = sqlite3_last_insert_rowid(w->db);
+	pthread_mutex_lock(&w->mu);
+	if (w->state[source_id] == SRC_OPEN) {
+		w->state[source_id] = SRC_NONE;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->mu);
 }
 
-int64_t line_dict_writer_compress(struct line_dict_writer *w, int64_t source_id, const void *payload, size_t n,
-				  void *zctx, struct buf *out)
+static bool gives_dict(const void *payload, size_t n)
 {
-	struct dict_slot *s = NULL;
-	if (source_id >= 0 && (size_t)source_id < w->slot_of_cap && w->slot_of[source_id])
-		s = &w->slots[w->slot_of[source_id] - 1];
-	if (!s || !s->cdict) {
+	return n >= DICT_MIN_BYTES && memcmp(payload, zstd_dict_magic, 4) != 0;
+}
+
+int line_dict_writer_compress(struct line_dict_writer *w, int64_t source_id, bool first, const void *payload,
+			      size_t n, void *zctx, struct buf *out, int *made_slot, size_t *made_len)
+{
+	*made_len = 0;
+	*made_slot = 0;
+	pthread_mutex_lock(&w->mu);
+	int slot = source_id >= 0 && (size_t)source_id < w->cap ? w->slot_of[source_id] - 1 : -1;
+	struct dict_slot *s = slot >= 0 ? &w->slots[slot] : NULL;
+	const ZSTD_CDict *cd = NULL;
+	while (s && !s->cdict) {
+		/* the sources of the name before this one: the first whose first
+		 * block can be a dictionary gives it; until each has said, wait
+		 * (an earlier source is an earlier job of the load, never one
+		 * that waits on this one) */
+		while (s->scan < s->n && s->srcs[s->scan] != source_id && w->state[s->srcs[s->scan]] == SRC_NONE)
+			s->scan++;
+		if (s->scan < s->n && s->srcs[s->scan] != source_id) {
+			pthread_cond_wait(&w->cond, &w->mu);
+			continue;
+		}
+		/* none before it gave one: this block, if it is the source's first */
+		if (first && gives_dict(payload, n)) {
+			size_t len = n < DICT_MAX_BYTES ? n : DICT_MAX_BYTES;
+			s->cdict = ZSTD_createCDict(payload, len, w->level);
+			if (!s->cdict)
+				die("zstd: cannot make a dictionary");
+			w->state[source_id] = SRC_GAVE;
+			*made_len = len;
+			*made_slot = slot + 1;
+			pthread_cond_broadcast(&w->cond);
+		} else if (first) {
+			w->state[source_id] = SRC_NONE;
+			pthread_cond_broadcast(&w->cond);
+		}
+		s = NULL; /* compressed alone */
+	}
+	if (s)
+		cd = s->cdict;
+	pthread_mutex_unlock(&w->mu);
+	if (!cd) {
 		block_compress(payload, n, w->level, zctx, out);
-		if (s && !s->dict_id)
-			make_dict(w, s, payload, n);
 		return 0;
 	}
 	size_t bound = ZSTD_compressBound(n);
 	buf_clear(out);
 	buf_reserve(out, bound);
-	size_t z = ZSTD_compress_usingCDict(zctx, out->data, bound, payload, n, s->cdict);
+	size_t z = ZSTD_compress_usingCDict(zctx, out->data, bound, payload, n, cd);
 	if (ZSTD_isError(z))
 		die("zstd: %s", ZSTD_getErrorName(z));
 	out->len = z;
-	return s->dict_id;
+	return slot + 1;
+}
+
+const char *line_dict_writer_name(struct line_dict_writer *w, int slot)
+{
+	return slot > 0 && slot <= w->nslots ? w->slots[slot - 1].name : "";
+}
+
+int64_t line_dict_store(sqlite3_stmt *ins, const char *name, const void *data, size_t n)
+{
+	sqlite3_bind_text(ins, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_blob(ins, 2, data, (int)n, SQLITE_STATIC);
+	db_step_done(ins);
+	return sqlite3_last_insert_rowid(sqlite3_db_handle(ins));
 }

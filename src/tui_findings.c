@@ -16,8 +16,6 @@
 #include "tui_view.h"
 
 #define SECTION_MAX_ROWS 2000
-#define STR_(x) #x
-#define NF_STR(x) STR_(x)
 
 enum item_type { IT_HEADER, IT_NOTE, IT_VERDICT, IT_FINDING, IT_EVIDENCE, IT_ROW };
 

@@ -17,7 +17,9 @@
 
 bool diag_quiet;
 volatile sig_atomic_t nf_interrupted;
-static long diag_counter;
+static long diag_counter; /* atomic: any thread may add */
+/* a thread's lines go here instead of stderr while set (diag_capture) */
+static _Thread_local struct buf *diag_captured;
 
 static _Noreturn void out_of_memory(size_t n)
 {
@@ -114,7 +116,7 @@ int cmp_i64(const void *a, const void *b)
 
 /* Writes one diagnostic line: paths and messages hold bytes of the input,
  * shown as nothing but text (escape.h). */
-static void diag_line(const char *prefix, const char *fmt, va_list ap)
+static void diag_line_to(struct buf *out, const char *prefix, const char *fmt, va_list ap)
 {
 	struct buf b = {0};
 	buf_puts(&b, prefix);
@@ -122,16 +124,29 @@ static void diag_line(const char *prefix, const char *fmt, va_list ap)
 	struct buf safe = {0};
 	esc_term(&safe, b.data, b.len, ESC_KEEP_TAB);
 	buf_putc(&safe, '\n');
-	fwrite(safe.data, 1, safe.len, stderr);
+	if (out)
+		buf_append(out, safe.data, safe.len);
+	else
+		fwrite(safe.data, 1, safe.len, stderr);
 	buf_free(&safe);
 	buf_free(&b);
+}
+
+static void diag_line(const char *prefix, const char *fmt, va_list ap)
+{
+	diag_line_to(diag_captured, prefix, fmt, ap);
+}
+
+void diag_capture(struct buf *b)
+{
+	diag_captured = b;
 }
 
 void die(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	diag_line(NF_PROG ": fatal: ", fmt, ap);
+	diag_line_to(NULL, NF_PROG ": fatal: ", fmt, ap);
 	va_end(ap);
 	exit(NF_EXIT_INTERNAL);
 }
@@ -149,7 +164,7 @@ int errbuf_set(struct errbuf *e, const char *fmt, ...)
 
 void diag_input(const char *path, long line, const char *fmt, ...)
 {
-	diag_counter++;
+	__atomic_add_fetch(&diag_counter, 1, __ATOMIC_RELAXED);
 	if (diag_quiet)
 		return;
 	struct buf where = {0};
@@ -184,7 +199,7 @@ void diag_warn(const char *fmt, ...)
 
 long diag_count(void)
 {
-	return diag_counter;
+	return __atomic_load_n(&diag_counter, __ATOMIC_RELAXED);
 }
 
 void buf_reserve(struct buf *b, size_t extra)

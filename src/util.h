@@ -36,6 +36,9 @@ enum nf_exit {
  * statements (case_db.c's progress handler) stop when they see it. */
 extern volatile sig_atomic_t nf_interrupted;
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+/* a macro's value as a string literal */
+#define NF_STR_(x) #x
+#define NF_STR(x) NF_STR_(x)
 
 #if defined(__GNUC__)
 #define NF_PRINTF(f, a) __attribute__((format(printf, f, a)))
@@ -83,6 +86,11 @@ void diag_warn(const char *fmt, ...) NF_PRINTF(1, 2);
  * shown as text (escape.h). */
 void diag_error(const char *fmt, ...) NF_PRINTF(1, 2);
 long diag_count(void);
+/* While b is set (not NULL), the calling thread's diag_input, diag_warn and
+ * diag_error lines are appended to b instead of written to stderr (the
+ * load's jobs print theirs in order: ingest_jobs.h); die() still writes. */
+struct buf;
+void diag_capture(struct buf *b);
 extern bool diag_quiet;
 
 /* A growable byte buffer. Invariant: data is NULL only while cap == 0; when

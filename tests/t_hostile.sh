@@ -328,10 +328,22 @@ exit_is redos 1
 intact redos
 noloss redos 14
 says redos named "^ncclforensic: redos\\.log:2: rule hostile_catastrophic \\($H/grammars/catastrophic\\.rules:4\\): regex gave up at the PCRE2 match/depth limit; line kept$"
-says redos disabled "^ncclforensic: redos\\.log:9: rule hostile_catastrophic .*; rule disabled for the rest of this ingest"
+says redos disabled "^ncclforensic: redos\\.log:9: rule hostile_catastrophic .*; rule disabled for the rest of this file$"
 check_eq "hostile/redos/messages" 8 "$(grep -c hostile_catastrophic "$T/redos.err")"
 check_eq "hostile/redos/meta" 8 "$(q redos "SELECT value FROM meta WHERE key='regex_limit_hits'")"
 check "hostile/redos/bounded-time ($((t1 - t0))s)" test $((t1 - t0)) -lt 20
+# ...in many files: disabled per file (what a file makes does not depend on
+# the files other threads read), then for the whole ingest once it was
+# disabled in 4 files
+mkdir -p "$T/redos-many"
+for f in 1 2 3 4 5 6 7 8 9 10; do cp "$T/redos.log" "$T/redos-many/r$f.log"; done
+ing redos-many "$T/redos-many" --grammar-dir "$H/grammars" --jobs 1
+exit_is redos-many 1
+check_eq "hostile/redos-many/meta" 32 "$(q redos-many "SELECT value FROM meta WHERE key='regex_limit_hits'")"
+says redos-many ingest "rule hostile_catastrophic .*; rule disabled for the rest of this ingest \\(disabled in 4 files\\)$"
+ing redos-many4 "$T/redos-many" --grammar-dir "$H/grammars" --jobs 4
+exit_is redos-many4 1
+check "hostile/redos-many/bounded-with-threads" test "$(q redos-many4 "SELECT value FROM meta WHERE key='regex_limit_hits'")" -le 64
 
 # ---- where the case goes ----------------------------------------------------
 : > "$T/a-file"
