@@ -28,7 +28,7 @@ EXT_SRCS := sqlite_ext lines_vtab sql_functions line_dicts line_store timestamp 
 EXT_OBJS := $(EXT_SRCS:%=$(BUILD)/ext/%.o)
 EXT_LIBS := $(shell pkg-config --libs libpcre2-8 libzstd 2>/dev/null) -lm
 
-.PHONY: all run test check-asan deps deps-test clean bench fuzz fuzz-build install uninstall
+.PHONY: all run test check-asan check-tsan deps deps-test clean bench fuzz fuzz-build install uninstall
 
 all: $(BIN) $(EXT)
 
@@ -74,6 +74,19 @@ bench:
 # the tests under AddressSanitizer and UBSan; any report fails it. An empty
 # report file is left by a process killed as it opened one (t_atomic kills
 # ingests at random moments, its exit included): it says nothing, and goes.
+# ThreadSanitizer: the load's threads (--jobs), on the ingest tests
+check-tsan:
+	@rm -rf build-tsan/*.o build-tsan/*.d
+	@$(MAKE) --no-print-directory BUILD=build-tsan BIN=build-tsan/ncclforensic \
+		CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS="-fsanitize=thread" build-tsan/ncclforensic
+	@rm -rf build-tsan/reports && mkdir -p build-tsan/reports
+	@TSAN_OPTIONS=log_path=$(CURDIR)/build-tsan/reports/tsan \
+	NF_BIN=build-tsan/ncclforensic NF_TSAN=1 NF_ONLY="t_jobs t_ingest t_lossless" sh tests/run.sh; rc=$$?; \
+	find build-tsan/reports -type f -empty -delete; \
+	if [ -n "$$(ls build-tsan/reports)" ]; then \
+		echo "sanitizer reports (build-tsan/reports/):"; head -n 30 build-tsan/reports/*; exit 1; fi; \
+	exit $$rc
+
 check-asan:
 	@rm -rf build-asan/*.o build-asan/*.d
 	@$(MAKE) --no-print-directory BUILD=build-asan BIN=build-asan/ncclforensic \

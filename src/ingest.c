@@ -1585,6 +1585,10 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 	} else if (exit_code == NF_EXIT_OK) {
 		/* from here one thread: a signal stops a long statement at once */
 		db_stop_on_signal(in.w.db);
+		/* SQLite's sorter may use the cores for the indexes (at most 8) */
+		char threads[32];
+		snprintf(threads, sizeof(threads), "PRAGMA threads = %d", in.nworkers < 8 ? in.nworkers : 8);
+		db_exec(in.w.db, threads);
 		merge_console_events(&in);
 		op_writer_free(in.ow); /* its statements, before the commit */
 		in.ow = NULL;

@@ -115,10 +115,8 @@ void line_dict_writer_source(struct line_dict_writer *w, int64_t source_id, cons
 
 void line_dict_writer_done(struct line_dict_writer *w, int64_t source_id)
 {
-	if (source_id < 0 || (size_t)source_id >= w->cap)
-		return;
 	pthread_mutex_lock(&w->mu);
-	if (w->state[source_id] == SRC_OPEN) {
+	if (source_id >= 0 && (size_t)source_id < w->cap && w->state[source_id] == SRC_OPEN) {
 		w->state[source_id] = SRC_NONE;
 		pthread_cond_broadcast(&w->cond);
 	}
@@ -185,7 +183,11 @@ int line_dict_writer_compress(struct line_dict_writer *w, int64_t source_id, boo
 
 const char *line_dict_writer_name(struct line_dict_writer *w, int slot)
 {
-	return slot > 0 && slot <= w->nslots ? w->slots[slot - 1].name : "";
+	/* a slot's name is written once, before any block of it is compressed */
+	pthread_mutex_lock(&w->mu);
+	const char *name = slot > 0 && slot <= w->nslots ? w->slots[slot - 1].name : "";
+	pthread_mutex_unlock(&w->mu);
+	return name;
 }
 
 int64_t line_dict_store(sqlite3_stmt *ins, const char *name, const void *data, size_t n)

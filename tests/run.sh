@@ -4,7 +4,8 @@
 # line "N passed, N failed"; exits non-zero when anything failed.
 #   NF_BIN=path/to/ncclforensic   binary to test (default ./ncclforensic)
 #   NF_ASAN=1                     sanitizer build: unit tests built with it too
-#   NF_ONLY=t_ingest              run only the test files whose name matches
+#   NF_ONLY="t_ingest t_jobs"     run only the test files whose name matches one of these
+#   NF_TSAN=1                     ThreadSanitizer build (make check-tsan)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 NF_BIN=${NF_BIN:-./ncclforensic}
@@ -15,6 +16,14 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 export NF_TEST_OUT="$OUT"
 results="$OUT/results"
+# selected NAME: NF_ONLY is empty or one of its words is part of NAME
+selected() {
+	[ -z "${NF_ONLY:-}" ] && return 0
+	for w in $NF_ONLY; do
+		case "$1" in *"$w"*) return 0 ;; esac
+	done
+	return 1
+}
 : > "$results"
 export NF_RESULTS="$results"
 
@@ -33,7 +42,7 @@ mkdir -p "$OUT/unit"
 for t in tests/unit/test_*.c; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .c)
-	case "$name" in *"${NF_ONLY:-}"*) ;; *) continue ;; esac
+	selected "$name" || continue
 	if ! cc $CFLAGS_UNIT -o "$OUT/unit/$name" "$t" $srcs $LIBS_UNIT 2> "$OUT/unit/$name.build.log"; then
 		echo "FAIL unit/$name (does not build; see $OUT/unit/$name.build.log)"
 		echo "FAIL unit/$name" >> "$results"
@@ -57,7 +66,7 @@ done
 for t in tests/t_*.sh; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t" .sh)
-	case "$name" in *"${NF_ONLY:-}"*) ;; *) continue ;; esac
+	selected "$name" || continue
 	echo "== $name"
 	t0=$(date +%s)
 	sh "$t" || echo "FAIL $name (script exited with $?)" | tee -a "$results"
