@@ -13,5 +13,5 @@ for bin in ncclforensic "$(command -v bsdtar)"; do
 done | sort -u | while read -r lib; do
 	cp -L "$lib" "$dir/"
 done
-ls "$dir" | grep -q '^ld-linux-x86-64.so.2$' || { echo "make-kit: no ld-linux-x86-64.so.2" >&2; exit 1; }
+[ -f "$dir/ld-linux-x86-64.so.2" ] || { echo "make-kit: no ld-linux-x86-64.so.2" >&2; exit 1; }
 du -sh "$dir"
