@@ -11,38 +11,187 @@
 #include "pickle_read.h"
 
 /* Every dump repeats the job's group configuration (the default group's
- * member list alone is as long as the job): the load's writer stores a
- * (name, description, members) once (fr_config_first). */
-static struct {
-	uint64_t *hash;
+ * member list alone is as long as the job): the case stores each (name,
+ * description, members) once, the first in the load's order. The jobs that
+ * read the dumps run in any order, so two tables of config hashes:
+ * - claims (the workers): the earliest job that has built a config's text.
+ *   A job that finds its config claimed by itself or an earlier job builds
+ *   nothing and sends a copy marker: the earliest job in order always
+ *   claims, since nothing earlier can have claimed before it.
+ * - stored (the writer, in order): a text already stored is dropped (a
+ *   later job may have claimed before an earlier one took the claim over). */
+struct hash_table {
+	uint64_t *key, *val; /* key 0: empty */
 	size_t n, cap;
+};
+
+static uint64_t *table_slot(struct hash_table *t, uint64_t key)
+{
+	size_t i = (size_t)(key ^ (key >> 29)) & (t->cap - 1);
+	while (t->key[i] && t->key[i] != key)
+		i = (i + 1) & (t->cap - 1);
+	return &t->key[i];
+}
+
+/* The value of key (UINT64_MAX if absent) and where it goes. */
+static size_t table_find(struct hash_table *t, uint64_t key, uint64_t *val)
+{
+	if (t->n * 2 >= t->cap) {
+		struct hash_table g = {.cap = t->cap ? t->cap * 2 : 64};
+		g.key = xcalloc(g.cap, sizeof(*g.key));
+		g.val = xcalloc(g.cap, sizeof(*g.val));
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->key[i]) {
+				uint64_t *k = table_slot(&g, t->key[i]);
+				*k = t->key[i];
+				g.val[k - g.key] = t->val[i];
+			}
+		g.n = t->n;
+		free(t->key);
+		free(t->val);
+		*t = g;
+	}
+	size_t i = (size_t)(table_slot(t, key) - t->key);
+	*val = t->key[i] ? t->val[i] : UINT64_MAX;
+	return i;
+}
+
+static void table_set(struct hash_table *t, size_t i, uint64_t key, uint64_t val)
+{
+	if (!t->key[i])
+		t->n++;
+	t->key[i] = key;
+	t->val[i] = val;
+}
+
+static void table_free(struct hash_table *t)
+{
+	free(t->key);
+	free(t->val);
+	*t = (struct hash_table){0};
+}
+
+static struct {
+	struct hash_table claims, stored;
 	pthread_mutex_t mu;
-} seen_configs = {.mu = PTHREAD_MUTEX_INITIALIZER};
+} configs = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 void fr_forget_configs(void)
 {
-	pthread_mutex_lock(&seen_configs.mu);
-	free(seen_configs.hash);
-	seen_configs.hash = NULL;
-	seen_configs.n = seen_configs.cap = 0;
-	pthread_mutex_unlock(&seen_configs.mu);
+	pthread_mutex_lock(&configs.mu);
+	table_free(&configs.claims);
+	table_free(&configs.stored);
+	pthread_mutex_unlock(&configs.mu);
 }
 
-bool fr_config_first(const char *text, size_t n)
+/* true: the job of this order builds the config's text */
+static bool config_claim(uint64_t hash, uint64_t order)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)text[i]) * 1099511628211ull;
-	pthread_mutex_lock(&seen_configs.mu);
-	bool first = true;
-	for (size_t i = 0; i < seen_configs.n && first; i++)
-		first = seen_configs.hash[i] != h;
-	if (first) {
-		xgrow(&seen_configs.hash, &seen_configs.cap, seen_configs.n + 1, sizeof(*seen_configs.hash));
-		seen_configs.hash[seen_configs.n++] = h;
-	}
-	pthread_mutex_unlock(&seen_configs.mu);
+	pthread_mutex_lock(&configs.mu);
+	uint64_t by;
+	size_t i = table_find(&configs.claims, hash, &by);
+	bool mine = by > order;
+	if (mine)
+		table_set(&configs.claims, i, hash, order);
+	pthread_mutex_unlock(&configs.mu);
+	return mine;
+}
+
+bool fr_config_first(uint64_t hash)
+{
+	pthread_mutex_lock(&configs.mu);
+	uint64_t seen;
+	size_t i = table_find(&configs.stored, hash, &seen);
+	bool first = seen == UINT64_MAX;
+	if (first)
+		table_set(&configs.stored, i, hash, 1);
+	pthread_mutex_unlock(&configs.mu);
 	return first;
+}
+
+/* A hash of what json_value() writes for v: equal texts, equal hashes. */
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+	h = (h ^ x) * 0x9E3779B97F4A7C15ull;
+	return h ^ (h >> 32);
+}
+
+static uint64_t mix_bytes(uint64_t h, const char *s, size_t n)
+{
+	h = mix(h, n);
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		h = mix(h, w);
+	}
+	uint64_t w = 0;
+	memcpy(&w, s + i, n - i);
+	return mix(h, w);
+}
+
+enum { H_NULL = 1, H_TRUE, H_FALSE, H_INT, H_FLOAT, H_STR, H_LIST, H_DICT };
+
+static void json_value(struct buf *b, const struct pk_value *v, int depth);
+
+static uint64_t value_hash(uint64_t h, const struct pk_value *v, int depth)
+{
+	int64_t i;
+	double d;
+	size_t n;
+	const char *s;
+	if (!v || depth > 8)
+		return mix(h, H_NULL);
+	switch (pk_type(v)) {
+	case PK_NONE:
+		return mix(h, H_NULL);
+	case PK_BOOL:
+		pk_int(v, &i);
+		return mix(h, i ? H_TRUE : H_FALSE);
+	case PK_INT:
+		pk_int(v, &i);
+		return mix(mix(h, H_INT), (uint64_t)i);
+	case PK_FLOAT:
+		pk_float(v, &d);
+		if (d != d || d > 1e300 || d < -1e300)
+			return mix(h, H_NULL);
+		uint64_t bits;
+		memcpy(&bits, &d, sizeof(bits));
+		return mix(mix(h, H_FLOAT), bits);
+	case PK_STR:
+	case PK_BYTES:
+		s = pk_str(v, &n);
+		return mix_bytes(mix(h, H_STR), s ? s : "", s ? n : 0);
+	case PK_LIST:
+	case PK_TUPLE:
+		h = mix(mix(h, H_LIST), pk_len(v));
+		for (size_t k = 0; k < pk_len(v); k++)
+			h = value_hash(h, pk_item(v, k), depth + 1);
+		return h;
+	case PK_DICT:
+		h = mix(mix(h, H_DICT), pk_len(v));
+		for (size_t k = 0; k < pk_len(v); k++) {
+			const struct pk_value *key = pk_key(v, k);
+			s = pk_str(key, &n);
+			if (s) {
+				h = mix_bytes(mix(h, H_STR), s, n);
+			} else {
+				struct buf kb = {0};
+				json_value(&kb, key, depth + 1);
+				h = mix_bytes(mix(h, H_STR), kb.data ? kb.data : "", kb.len);
+				buf_free(&kb);
+			}
+			h = value_hash(h, pk_item(v, k), depth + 1);
+		}
+		return h;
+	}
+	return mix(h, H_NULL);
+}
+
+/* what jstr() writes: nothing for NULL */
+static uint64_t str_hash(uint64_t h, const char *s, size_t n)
+{
+	return s ? mix_bytes(mix(h, H_STR), s, n) : mix(h, H_NULL);
 }
 
 /* completed entries kept per process group and dump (see fr_ingest) */
@@ -220,6 +369,8 @@ struct fr_emit {
 	event_emit_fn emit;
 	void *ctx;
 	int rank;
+	uint64_t dedupe; /* a group configuration's hash (else 0) */
+	bool dup;        /* a copy of one an earlier dump carries */
 };
 
 static void emit(struct fr_emit *fe, long line_no, const char *kind, const char *cls, const struct buf *fields,
@@ -239,6 +390,8 @@ static void emit(struct fr_emit *fe, long line_no, const char *kind, const char 
 		.clock = has_time ? CLOCK_EPOCH : CLOCK_NONE,
 		.fields_json = fields->data,
 		.family = -1,
+		.dedupe = fe->dedupe,
+		.dup = fe->dup,
 	};
 	fe->emit(fe->ctx, &e);
 }
@@ -612,8 +765,8 @@ static bool pair_groups(const struct pk_value *cfg, const struct pk_value *statu
 	return ok;
 }
 
-int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_emit_fn emit_fn, void *ctx,
-	      long *lines, uint64_t *bytes, struct errbuf *err)
+int fr_ingest(struct member_stream *ms, const char *path, int path_rank, uint64_t order, event_emit_fn emit_fn,
+	      void *ctx, long *lines, uint64_t *bytes, struct errbuf *err)
 {
 	(void)path;
 	struct counting_reader cr = {.ms = ms};
@@ -664,16 +817,27 @@ int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_e
 	const struct pk_value *cfg = pk_get(root, "pg_config");
 	for (size_t i = 0; i < pk_len(cfg); i++) {
 		const struct pk_value *v = pk_item(cfg, i);
-		size_t n;
+		size_t n, dn;
+		const char *name = pk_str(pk_key(cfg, i), &n);
+		const char *desc = get_str(v, "desc", &dn);
+		const struct pk_value *ranks = pk_get(v, "ranks");
+		uint64_t h = str_hash(str_hash(0x6e63636c, name, n), desc, dn);
+		h = ranks ? value_hash(h, ranks, 0) : mix(h, 0);
+		if (!h)
+			h = 1;
+		fe.dedupe = h;
 		buf_clear(&b);
 		buf_putc(&b, '{');
-		const char *name = pk_str(pk_key(cfg, i), &n);
-		jstr(&b, "pg_name", name, n);
-		const char *s = get_str(v, "desc", &n);
-		jstr(&b, "pg_desc", s, n);
-		jval(&b, "ranks", pk_get(v, "ranks"));
+		fe.dup = !config_claim(h, order);
+		if (!fe.dup) {
+			jstr(&b, "pg_name", name, n);
+			jstr(&b, "pg_desc", desc, dn);
+			jval(&b, "ranks", ranks);
+		}
 		buf_putc(&b, '}');
 		emit(&fe, 0, "fr_pg_config", "info", &b, false, 0);
+		fe.dedupe = 0;
+		fe.dup = false;
 	}
 	/* local PG id -> (name, desc), from the entries */
 	const struct pk_value *status = pk_get(root, "pg_status");

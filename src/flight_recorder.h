@@ -22,15 +22,18 @@ typedef void (*event_emit_fn)(void *ctx, const struct event_rec *e);
 
 /* Reads the pickle in ms (never executing anything) and emits its events.
  * path_rank is the rank the file name gives (-1 if none); a "rank" key in
- * the dump wins. *lines and *bytes get the member's line count (newline
+ * the dump wins; order is the member's place in the load's order (see
+ * fr_config_first). *lines and *bytes get the member's line count (newline
  * bytes) and size. Returns -1 with err when the pickle is refused. */
-int fr_ingest(struct member_stream *ms, const char *path, int path_rank, event_emit_fn emit, void *ctx,
-	      long *lines, uint64_t *bytes, struct errbuf *err);
+int fr_ingest(struct member_stream *ms, const char *path, int path_rank, uint64_t order, event_emit_fn emit,
+	      void *ctx, long *lines, uint64_t *bytes, struct errbuf *err);
 
 /* fr_ingest writes every dump's process-group configurations (events
- * fr_pg_config, fields as JSON text); the load stores each once: true the
- * first time this text is given since fr_forget_configs(). */
-bool fr_config_first(const char *text, size_t n);
+ * fr_pg_config with the configuration's hash in dedupe; a copy of one that a
+ * dump earlier in the load's order carries has dup set and no fields); the
+ * load stores each once: true the first time this hash is given since
+ * fr_forget_configs(). */
+bool fr_config_first(uint64_t hash);
 /* Forgets the group configurations seen (one ingest). */
 void fr_forget_configs(void);
 

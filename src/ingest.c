@@ -963,7 +963,7 @@ static int ingest_flight_recorder(struct member_ctx *m, const struct member_info
 	struct errbuf err = {{0}};
 	long lines = 0;
 	uint64_t bytes = 0;
-	int rc = fr_ingest(ms, mi->path, m->mc.path_rank, emit_event_cb, m, &lines, &bytes, &err);
+	int rc = fr_ingest(ms, mi->path, m->mc.path_rank, job_seq(m->job), emit_event_cb, m, &lines, &bytes, &err);
 	const char *error = NULL;
 	if (rc < 0) {
 		error = err.msg;

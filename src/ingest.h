@@ -60,6 +60,8 @@ struct event_rec {
 	const char *fields_json;
 	int family;           /* the line's FAM_*, -1 for records that are not lines */
 	long nccl_line;       /* FAM_NCCL: the how-manieth NCCL line of its member; else 0 */
+	uint64_t dedupe;      /* stored once per value (fr_config_first); 0: always */
+	bool dup;             /* dedupe's value was stored by an earlier member: dropped */
 };
 
 /* Returns an exit code (NF_EXIT_*) and fills sum. */

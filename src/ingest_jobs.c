@@ -41,6 +41,7 @@ struct job {
 	bool ended;
 	size_t in_bytes;
 	struct buf diag;          /* what it said on stderr */
+	uint64_t seq;             /* its place in the order begun, from 1 */
 };
 
 struct jobs {
@@ -58,6 +59,7 @@ struct jobs {
 	int nspare;
 	bool closing;
 	size_t njobs;              /* begun and not retired */
+	uint64_t begun;            /* jobs begun so far */
 	size_t peak_queued, peak_input, peak_jobs; /* for NF_TIMINGS */
 };
 
@@ -244,6 +246,11 @@ void job_wrote(struct job *j, size_t n)
 	j->cur->len += n;
 }
 
+uint64_t job_seq(const struct job *j)
+{
+	return j->seq;
+}
+
 size_t job_room_left(const struct job *j)
 {
 	return j->cur->cap - j->cur->len;
@@ -256,6 +263,7 @@ struct job *jobs_begin(struct jobs *js, void *job_data)
 	struct job *j = xcalloc(1, sizeof(*j));
 	j->js = js;
 	j->data = job_data;
+	j->seq = ++js->begun; /* only the walk thread begins jobs */
 	if (js->serial) {
 		js->oldest = js->newest = j;
 	} else {

@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct jobs;
 struct job;
@@ -62,6 +63,8 @@ unsigned char *job_room(struct job *j, size_t n);
 void job_wrote(struct job *j, size_t n);
 /* Bytes of room left after job_room() (at least the n asked for). */
 size_t job_room_left(const struct job *j);
+/* A job's place in the order the jobs were begun (the writer's order), from 1. */
+uint64_t job_seq(const struct job *j);
 
 /* The number of workers --jobs 0 means: the CPUs this process may run on
  * (its affinity mask and its cgroup's CPU quota), at least 1. */

@@ -112,7 +112,7 @@ static void sql_event(struct op_writer *ow, const struct op_event *o, const char
 	 * group's member list alone is as long as the job): one already
 	 * stored is not stored again (here, in the load's order: the jobs
 	 * that read the dumps run in any order) */
-	if (!o->staged && strcmp(o->kind, "fr_pg_config") == 0 && !fr_config_first(fields, o->fields_len)) {
+	if (o->dedupe && (o->dup || !fr_config_first(o->dedupe))) {
 		if (ow->dropped_source != o->source_id) {
 			ow->dropped_source = o->source_id;
 			ow->dropped_source_n = 0;
@@ -181,6 +181,8 @@ void op_event_from(struct op_event *o, int64_t source_id, const struct event_rec
 		.has_time = e->has_time,
 		.clock = (uint8_t)e->clock,
 		.nccl_line = e->nccl_line,
+		.dedupe = e->dedupe,
+		.dup = e->dup,
 	};
 }
 

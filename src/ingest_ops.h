@@ -47,6 +47,8 @@ struct op_event {
 	uint8_t has_time, clock;
 	uint8_t staged; /* 1: a console's line, 2: a per-rank file's NCCL line: kept or not after the load */
 	int64_t nccl_line; /* staged 2: the how-manieth NCCL line of its file */
+	uint64_t dedupe;   /* event_rec's dedupe and dup */
+	uint8_t dup;
 };
 
 /* A console's count of the NCCL lines it copied for one local rank; with

@@ -107,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	long events = 0, lines = 0;
 	uint64_t bytes = 0;
 	struct errbuf err = {{0}};
-	int rc = fr_ingest(&ms, "nccl_trace_rank_3", 3, on_event, &events, &lines, &bytes, &err);
+	int rc = fr_ingest(&ms, "nccl_trace_rank_3", 3, 1, on_event, &events, &lines, &bytes, &err);
 	if (rc < 0 && !err.msg[0])
 		abort();
 	if (bytes != size)
