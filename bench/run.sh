@@ -6,7 +6,8 @@
 #   floor    bsdtar -xOf JOB > /dev/null (libarchive alone)
 #   ingest   ncclforensic ingest --no-analyze: the case built (wall, CPU,
 #            peak RSS), and its phases (NF_TIMINGS=1: load, indexes,
-#            attribution)
+#            attribution); with --jobs 1, 2 and all the cores too (the
+#            default is the cores, at most 8)
 #   analyze  ncclforensic analyze CASE (what a plain `ingest` runs after)
 #   report   ncclforensic report CASE --format json
 #   tui      ncclforensic tui CASE opened (headless, 120x40), then 'q'
@@ -24,6 +25,8 @@
 #   BENCH_REUSE=1      keep synthesized inputs from an earlier run
 #   BENCH_PROFILE=0    no perf profile of the 1,024-rank ingest
 #   BENCH_MD=file      where the report goes (default BENCHMARKS.md; "-": none)
+#   BENCH_JOBS_INPUTS="..." inputs also ingested at --jobs 1, 2 and all the
+#                      cores (default "big-1024 stall-16384"; "": none)
 #   BENCH_TIMEOUT=s    longest any one command may run (default 1800): past
 #                      it the command is stopped and its cell says "timeout"
 set -u
@@ -76,8 +79,12 @@ mb() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
 
 ROWS="$DIR/rows.tsv"
 PHASES="$DIR/phases.tsv"
+JOBROWS="$DIR/jobs.tsv"
 : > "$ROWS"
 : > "$PHASES"
+: > "$JOBROWS"
+JOBS_INPUTS=${BENCH_JOBS_INPUTS-"big-1024 stall-16384"}
+NCORES=$(nproc 2>/dev/null || echo 1)
 
 # input list: name source ranks
 inputs=""
@@ -116,6 +123,17 @@ for spec in $inputs; do
 	fi
 	# phases: "timing: NAME WALL s wall CPU s cpu PEAK MiB peak"
 	awk -v n="$name" '$1 == "timing:" { printf "%s\t%s\t%s\t%s\t%s\n", n, $2, $3, $6, $9 }' "$DIR/last.out" >> "$PHASES"
+	# the same ingest at --jobs 1, 2 and all the cores
+	case " $JOBS_INPUTS " in *" $name "*)
+		for j in $(printf '1\n2\n%s\n' "$NCORES" | sort -n -u); do
+			echo "bench: $name: ingest --jobs $j" >&2
+			rm -f "$DIR/jobs.db"
+			timed "$BIN" ingest "$job" -o "$DIR/jobs.db" -q --no-analyze --jobs "$j"
+			jr=$(echo "$W $FW" | awk '{ if ($2 > 0 && $1 != "timeout") printf "%.1f", $1 / $2; else print "-" }')
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$j" "$W" "$C" "$R" "$jr" >> "$JOBROWS"
+		done
+		rm -f "$DIR/jobs.db" ;;
+	esac
 	lines=$(sql1 "$db" "SELECT value FROM meta WHERE key='lines'")
 	members=$(sql1 "$db" "SELECT value FROM meta WHERE key='members'")
 	echo "bench: $name: analyze, report, tui" >&2
@@ -172,7 +190,7 @@ TABLE="$DIR/table.md"
 	awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 		$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22 }' "$ROWS"
 	echo
-	echo "Phases of the ingest above: wall s / CPU s (of both threads) / peak RSS MiB at the phase's end (NF_TIMINGS=1):"
+	echo "Phases of the ingest above: wall s / CPU s (of all its threads) / peak RSS MiB at the phase's end (NF_TIMINGS=1):"
 	echo
 	awk -F '\t' '
 		{ if (!($2 in seen)) { seen[$2] = 1; cols[++nc] = $2 }
@@ -188,6 +206,14 @@ TABLE="$DIR/table.md"
 				print ""
 			}
 		}' "$PHASES"
+	if [ -s "$JOBROWS" ]; then
+		echo
+		echo "Ingest by \`--jobs\` ($NCORES cores here; the default is the cores, at most 8):"
+		echo
+		echo "| input | --jobs | ingest s | CPU s | peak RSS MB | ingest / floor |"
+		echo "|---|---:|---:|---:|---:|---:|"
+		awk -F '\t' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' "$JOBROWS"
+	fi
 } > "$TABLE"
 
 # ---- targets ----

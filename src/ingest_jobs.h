@@ -67,7 +67,7 @@ size_t job_room_left(const struct job *j);
 uint64_t job_seq(const struct job *j);
 
 /* The number of workers --jobs 0 means: the CPUs this process may run on
- * (its affinity mask and its cgroup's CPU quota), at least 1. */
+ * (its affinity mask and its cgroup's CPU quota), at least 1, at most 8. */
 int jobs_default_workers(void);
 
 #endif
