@@ -766,24 +766,35 @@ static int64_t attr_ev(const struct hostview *h, int a)
 	}
 }
 
-/* the value most hosts have for attribute a (NULL: no strict majority) and how many have one */
+/* the value most hosts have for attribute a (NULL: no strict majority) and
+ * how many have one: Boyer and Moore's vote (one pass for a candidate, one
+ * to count it), not a count per host (the square of 8,192 hosts) */
 static const char *majority(const struct hostview *hv, size_t nh, int a, size_t *with)
 {
 	*with = 0;
-	const char *best = NULL;
-	size_t best_n = 0;
+	const char *cand = NULL;
+	size_t lead = 0;
 	for (size_t i = 0; i < nh; i++) {
-		if (hv[i].no_if || !attr(&hv[i], a)[0])
+		const char *v = attr(&hv[i], a);
+		if (hv[i].no_if || !v[0])
 			continue;
 		(*with)++;
-		size_t n = 0;
-		for (size_t j = 0; j < nh; j++)
-			if (!hv[j].no_if && !strcmp(attr(&hv[j], a), attr(&hv[i], a)))
-				n++;
-		if (n > best_n)
-			best = attr(&hv[i], a), best_n = n;
+		if (lead == 0) {
+			cand = v;
+			lead = 1;
+		} else if (!strcmp(cand, v)) {
+			lead++;
+		} else {
+			lead--;
+		}
 	}
-	return best_n * 2 > *with ? best : NULL;
+	if (!cand)
+		return NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < nh; i++)
+		if (!hv[i].no_if && !strcmp(attr(&hv[i], a), cand))
+			n++;
+	return n * 2 > *with ? cand : NULL;
 }
 
 static void others_with(const struct hostview *hv, size_t nh, const char *except, int a, const char *value,

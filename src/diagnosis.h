@@ -63,6 +63,17 @@ struct verdict {
 	const char *rule;     /* the rule that decided (diagnosis_rules.h) */
 };
 
+/* Statements asked per rank (thousands of times at 16,384 ranks), prepared
+ * once per diagnosis (diag_stmt). */
+enum diag_stmt_slot {
+	DS_LAST_ENQUEUED,
+	DS_PENDING_HANG,
+	DS_PENDING_STATUS,
+	DS_TRANSFER_HANG,
+	DS_TRANSFER_COLL,
+	DIAG_STMT_COUNT
+};
+
 struct diagnosis {
 	sqlite3 *db;
 	struct rank_facts *ranks;
@@ -87,6 +98,7 @@ struct diagnosis {
 	void *collective_scan;
 	int scan_maxrank;
 	bool hang_views_built; /* hang_le & co. filled for this diagnosis (diagnosis_stall.c) */
+	sqlite3_stmt *stmt[DIAG_STMT_COUNT]; /* diag_stmt()'s */
 };
 
 #include "diagnosis_limits.h"
@@ -102,6 +114,10 @@ struct diagnosis {
 /* diagnosis_model.c */
 void diag_load(struct diagnosis *d, sqlite3 *db);
 void diag_free(struct diagnosis *d);
+/* The statement of slot, sql prepared the first time, reset and unbound
+ * after that: the caller binds, steps and resets it (a statement left
+ * running would lock the tables the rules drop and make again). */
+sqlite3_stmt *diag_stmt(struct diagnosis *d, enum diag_stmt_slot slot, const char *sql);
 struct rank_facts *diag_rank(struct diagnosis *d, int rank);
 /* A rank of the job (below d->world) without a single line in the input. */
 bool diag_rank_absent(struct diagnosis *d, int rank);

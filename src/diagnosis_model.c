@@ -279,6 +279,20 @@ void diag_free(struct diagnosis *d)
 	buf_free(&d->v.summary);
 	buf_free(&d->decline);
 	free(d->collective_scan);
+	for (int i = 0; i < DIAG_STMT_COUNT; i++)
+		sqlite3_finalize(d->stmt[i]);
+}
+
+sqlite3_stmt *diag_stmt(struct diagnosis *d, enum diag_stmt_slot slot, const char *sql)
+{
+	sqlite3_stmt **st = &d->stmt[slot];
+	if (!*st) {
+		*st = db_prepare(d->db, sql);
+	} else {
+		sqlite3_reset(*st);
+		sqlite3_clear_bindings(*st);
+	}
+	return *st;
 }
 
 struct rank_facts *diag_rank(struct diagnosis *d, int rank)

@@ -27,7 +27,7 @@ static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t
 	/* hang_le holds it for every (rank, group) the hang views show; the
 	 * event is the rank's dump status in the group, where it has one */
 	long le = LE_UNKNOWN;
-	sqlite3_stmt *st = db_prepare(d->db,
+	sqlite3_stmt *st = diag_stmt(d, DS_LAST_ENQUEUED,
 		"SELECT le, (SELECT event_id FROM hang_pg_status WHERE rank = ?1 AND pg = ?2"
 		"   AND evidence = 'flight-recorder pg_status' LIMIT 1) FROM hang_le WHERE rank = ?1 AND pg = ?2");
 	sqlite3_bind_int(st, 1, rank);
@@ -36,8 +36,18 @@ static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t
 		le = sqlite3_column_int64(st, 0);
 		*ev = sqlite3_column_int64(st, 1);
 	}
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return le;
+}
+
+/* The count in the first column of a cached statement, run for one rank (?1). */
+static int64_t rank_count(struct diagnosis *d, enum diag_stmt_slot slot, const char *sql, int rank)
+{
+	sqlite3_stmt *st = diag_stmt(d, slot, sql);
+	sqlite3_bind_int(st, 1, rank);
+	int64_t n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_reset(st);
+	return n;
 }
 
 /* true if the rank has a collective of its own pending (waiting on others) */
@@ -47,32 +57,35 @@ static long last_enqueued(struct diagnosis *d, int rank, const char *pg, int64_t
  * the wait it reports began a whole timeout earlier. */
 /* Whether the rank timed out or failed in a transfer, among the calls of
  * table coll (collectives, or the hang view). */
-static bool waits_in_transfer_in(struct diagnosis *d, int rank, const char *coll)
+#define WAITS_IN_TRANSFER_SQL(coll)                                                                       \
+	"SELECT count(*) FROM " coll " WHERE rank = ?1 AND state IN ('timed_out', 'failed')"                 \
+	" AND (op IN ('SEND', 'RECV') OR (op = 'COALESCED' AND (EXISTS (SELECT 1 FROM collectives c"          \
+	"   WHERE c.rank = ?1 AND c.op IN ('SEND', 'RECV')) OR EXISTS (SELECT 1 FROM fr_entries f"            \
+	"   JOIN events e ON e.event_id = f.event_id WHERE e.rank = ?1 AND f.is_p2p = 1))))"
+
+static bool waits_in_transfer_in(struct diagnosis *d, int rank, bool hang_view)
 {
 	/* a batch of transfers times out as COALESCED, like a batch of collectives:
 	 * it is the former when the rank made transfers */
-	return q_int(d->db, 0,
-		     "SELECT count(*) FROM %s WHERE rank = %d AND state IN ('timed_out', 'failed')"
-		     " AND (op IN ('SEND', 'RECV') OR (op = 'COALESCED' AND (EXISTS (SELECT 1 FROM collectives c"
-		     "   WHERE c.rank = %d AND c.op IN ('SEND', 'RECV')) OR EXISTS (SELECT 1 FROM fr_entries f"
-		     "   JOIN events e ON e.event_id = f.event_id WHERE e.rank = %d AND f.is_p2p = 1))))",
-		     coll, rank, rank, rank) > 0;
+	if (hang_view)
+		return rank_count(d, DS_TRANSFER_HANG, WAITS_IN_TRANSFER_SQL("hang_coll"), rank) > 0;
+	return rank_count(d, DS_TRANSFER_COLL, WAITS_IN_TRANSFER_SQL("collectives"), rank) > 0;
 }
 
 bool diag_waits_in_transfer(struct diagnosis *d, int rank)
 {
-	return waits_in_transfer_in(d, rank, "collectives");
+	return waits_in_transfer_in(d, rank, false);
 }
 
 static bool has_pending(struct diagnosis *d, int rank)
 {
-	if (waits_in_transfer_in(d, rank, "hang_coll"))
+	if (waits_in_transfer_in(d, rank, true))
 		return true;
-	return q_int(d->db, 0,
-		     "SELECT count(*) FROM hang_coll WHERE rank = %d AND state IN ('timed_out','failed','started')",
-		     rank) > 0 ||
-	       q_int(d->db, 0,
-		     "SELECT count(*) FROM hang_pg_status WHERE rank = %d AND last_enqueued > last_completed", rank) > 0;
+	return rank_count(d, DS_PENDING_HANG,
+			  "SELECT count(*) FROM hang_coll WHERE rank = ?1 AND state IN ('timed_out','failed','started')",
+			  rank) > 0 ||
+	       rank_count(d, DS_PENDING_STATUS,
+			  "SELECT count(*) FROM hang_pg_status WHERE rank = ?1 AND last_enqueued > last_completed", rank) > 0;
 }
 
 struct blocked {
