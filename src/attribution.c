@@ -181,7 +181,7 @@ static const char procs_sql[] =
 	"WITH f AS (\n"
 	"  SELECT e.*, sum(CASE WHEN kind IN ('torchrun_failure_index','torchrun_failure_time') THEN 1 ELSE 0 END)\n"
 	"         OVER (PARTITION BY source_id ORDER BY line_no) AS blk\n"
-	"  FROM events e WHERE kind LIKE 'torchrun_failure_%'),\n"
+	"  FROM events e WHERE kind BETWEEN 'torchrun_failure_' AND 'torchrun_failure_~'),\n"
 	"b AS (\n"
 	"  SELECT source_id, blk,\n"
 	"    max(CASE WHEN kind='torchrun_failure_host' THEN field(fields, 'host') END) AS host,\n"
@@ -546,7 +546,7 @@ static const char kinds_index_sql[] =
 	"  WHERE kind = 'app_rank_identity' OR kind = 'torchrun_failure_host' OR kind = 'nccl_comm_init'\n"
 	"     OR kind = 'torchrun_worker_failed' OR kind = 'nccl_tests_device' OR kind = 'launcher_world_info'\n"
 	"     OR kind = 'lightning_dist_init' OR kind = 'app_rank_done' OR kind = 'app_step' OR kind = 'slurm_cancelled'\n"
-	"     OR kind BETWEEN 'pg_' AND 'pg_~'";
+	"     OR kind BETWEEN 'pg_' AND 'pg_~' OR kind BETWEEN 'torchrun_failure_' AND 'torchrun_failure_~'";
 
 /* A line no wrapper names (no [rankN]: prefix, no task label, no per-rank
  * file) belongs to the rank its own message names: PyTorch's "[Rank N]" /
