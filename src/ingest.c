@@ -1597,7 +1597,11 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		phase_done("indexes");
 		/* the attribution rewrites events' host and rank: index after it */
 		attribution_run(in.w.db);
+		/* each of the sorter's threads fills a list as large as the
+		 * page cache before it writes it out: 8 MiB lists, not 32 */
+		db_exec(in.w.db, "PRAGMA cache_size=-8192");
 		db_exec(in.w.db, case_schema_index_sql);
+		db_exec(in.w.db, "PRAGMA cache_size=-32768");
 		kind_summary_write(in.w.kinds, in.w.db);
 		phase_done("attribution");
 		/* nothing recognised: no event, no dump, no member that its name
