@@ -92,3 +92,20 @@ check "jobs/option/zero-says" grep -q "^ncclforensic: .*--jobs" "$T/bad.err"
 check_eq "jobs/option/word-refused" 2 "$?"
 "$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$T/j3.db" -q -j3 > /dev/null 2>&1
 check_eq "jobs/option/short-form" 0 "$?"
+
+# ---- the default: the CPUs this process may use, at most 8 -------------------
+workers_of() { sed -n 's/^timing: \([0-9]*\) workers;.*/\1/p' "$1"; }
+if command -v taskset > /dev/null 2>&1; then
+	# one CPU: as --jobs 1 (the members worked on in the reading thread)
+	NF_TIMINGS=1 "$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$T/one.db" -q --no-analyze -j 1 \
+		> /dev/null 2> "$T/one.err"
+	NF_TIMINGS=1 taskset -c 0 "$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$T/aff.db" -q --no-analyze \
+		> /dev/null 2> "$T/aff.err"
+	one=$(workers_of "$T/one.err")
+	check_eq "jobs/default/one-cpu-by-affinity" "${one:-none}" "$(workers_of "$T/aff.err")"
+fi
+NF_TIMINGS=1 "$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$T/def.db" -q --no-analyze > /dev/null 2> "$T/def.err"
+n=$(workers_of "$T/def.err")
+check "jobs/default/at-most-8" test -n "$n" -a "${n:-9}" -le 8
+NF_TIMINGS=1 "$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$T/j12.db" -q --no-analyze -j 12 > /dev/null 2> "$T/j12.err"
+check_eq "jobs/option/past-the-default" 12 "$(workers_of "$T/j12.err")"
