@@ -84,6 +84,17 @@ head -c 100 "$T/made.tar.gz" > "$T/dir/b.tar.gz"
 cp "$M/job/node2/syslog" "$T/dir/c.log"
 same damaged "$T/dir"
 
+# many dumps that all list the same groups (64 ranks from stall): each
+# configuration stored once, the first in the load's order, whatever --jobs
+"$NF_BIN" synth --from testdata/corpus/stall.tar.gz --ranks 64 -o "$T/s64.tar.gz" > /dev/null 2>&1
+check_eq "jobs/configs/synth" 0 "$?"
+same configs "$T/s64.tar.gz"
+check_eq "jobs/configs/each-once" "0" \
+	"$(sql "$T/configs.serial.db" "SELECT count(*) - count(DISTINCT fields) FROM events WHERE kind = 'fr_pg_config'")"
+check "jobs/configs/copies-dropped" test "$(sql "$T/configs.serial.db" \
+	"SELECT count(*) FROM events WHERE kind = 'fr_pg_config'")" -lt "$(sql "$T/configs.serial.db" \
+	"SELECT count(*) FROM events WHERE kind = 'fr_dump'")"
+
 # ---- the option ---------------------------------------------------------------
 "$NF_BIN" ingest testdata/corpus/stall.tar.gz -o "$T/bad.db" --jobs 0 > /dev/null 2> "$T/bad.err"
 check_eq "jobs/option/zero-refused" 2 "$?"
