@@ -1375,8 +1375,7 @@ static void merge_console_events(struct ingest *in)
 	/* each per-rank file under each of its ancestor directories: a console
 	 * covers the files below its own directory (an equality join, not a
 	 * prefix comparison of every pair) */
-	db_exec(db, "CREATE TEMP TABLE rank_dirs(dir TEXT, source_id INTEGER, local_rank INTEGER);"
-		    "CREATE INDEX temp.rank_dirs_dir ON rank_dirs(dir);");
+	db_exec(db, "CREATE TEMP TABLE rank_dirs(dir TEXT, source_id INTEGER, local_rank INTEGER);");
 	sqlite3_stmt *q = db_prepare(db, "SELECT source_id, path, local_rank FROM sources"
 					 " WHERE kind IN ('rank_log', 'empty') AND local_rank IS NOT NULL");
 	sqlite3_stmt *ins = db_prepare(db, "INSERT INTO temp.rank_dirs VALUES(?,?,?)");
@@ -1396,6 +1395,8 @@ static void merge_console_events(struct ingest *in)
 	}
 	sqlite3_finalize(q);
 	sqlite3_finalize(ins);
+	/* indexed once filled: one sort, not a look-up per insert */
+	db_exec(db, "CREATE INDEX temp.rank_dirs_dir ON rank_dirs(dir);");
 	int64_t staged = db_int(db, "SELECT count(*) FROM temp.events_staged", 0);
 	db_exec(db,
 		/* which local ranks of each console have their own stdout and stderr files below it
