@@ -1603,7 +1603,8 @@ int ingest_run(const struct ingest_opts *o, struct ingest_summary *sum)
 		/* the attribution rewrites events' host and rank: index after it */
 		attribution_run(in.w.db);
 		db_exec(in.w.db, case_schema_index_sql);
-		db_exec(in.w.db, "PRAGMA cache_size=-32768");
+		/* the analyses that may follow run as `analyze` does */
+		db_exec(in.w.db, "PRAGMA cache_size=-32768; PRAGMA threads = 0");
 		kind_summary_write(in.w.kinds, in.w.db);
 		phase_done("attribution");
 		/* nothing recognised: no event, no dump, no member that its name
