@@ -430,6 +430,17 @@ static char *col_dup(sqlite3_stmt *st, int i)
 	return t ? xstrndup(t, (size_t)sqlite3_column_bytes(st, i)) : NULL;
 }
 
+/* The slot of this key in t: the one that holds it, else the empty one
+ * where it goes. */
+static size_t *fill_slot(struct fill_table *t, int64_t source_id, const char *host, size_t host_len,
+			 struct opt_int pid, struct opt_int rank, struct opt_int local_rank)
+{
+	size_t j = (size_t)key_hash(source_id, host, host_len, pid, rank, local_rank) & (t->cap - 1);
+	while (t->slot[j] && !key_is(&t->keys[t->slot[j] - 1], source_id, host, host_len, pid, rank, local_rank))
+		j = (j + 1) & (t->cap - 1);
+	return &t->slot[j];
+}
+
 static void fill_table_load(sqlite3 *db, struct fill_table *t)
 {
 	size_t cap = 0;
@@ -454,17 +465,10 @@ static void fill_table_load(sqlite3 *db, struct fill_table *t)
 	t->slot = xcalloc(t->cap, sizeof(*t->slot));
 	for (size_t i = 0; i < t->n; i++) {
 		const struct fill_key *k = &t->keys[i];
-		uint64_t h = key_hash(k->source_id, k->host, k->host ? strlen(k->host) : 0, k->pid, k->rank, k->local_rank);
-		size_t j = (size_t)h & (t->cap - 1);
-		bool dup = false;
-		while (t->slot[j] && !dup) {
-			const struct fill_key *o = &t->keys[t->slot[j] - 1];
-			dup = key_is(o, k->source_id, k->host, k->host ? strlen(k->host) : 0, k->pid, k->rank, k->local_rank);
-			if (!dup)
-				j = (j + 1) & (t->cap - 1);
-		}
-		if (!dup) /* the first of equal keys, as the join took */
-			t->slot[j] = i + 1;
+		size_t *slot = fill_slot(t, k->source_id, k->host, k->host ? strlen(k->host) : 0, k->pid, k->rank,
+					 k->local_rank);
+		if (!*slot) /* the first of equal keys, as the join took */
+			*slot = i + 1;
 	}
 }
 
@@ -492,15 +496,8 @@ static void attribution_fill_fn(sqlite3_context *ctx, int argc, sqlite3_value **
 	struct opt_int pid = opt_of(argv[3]), rank = opt_of(argv[4]), local_rank = opt_of(argv[5]);
 	const struct fill_key *k = t->last;
 	if (!k || !key_is(k, source_id, host, host_len, pid, rank, local_rank)) {
-		k = NULL;
-		uint64_t h = key_hash(source_id, host, host_len, pid, rank, local_rank);
-		for (size_t j = (size_t)h & (t->cap - 1); t->slot[j]; j = (j + 1) & (t->cap - 1)) {
-			const struct fill_key *o = &t->keys[t->slot[j] - 1];
-			if (key_is(o, source_id, host, host_len, pid, rank, local_rank)) {
-				k = o;
-				break;
-			}
-		}
+		size_t i = *fill_slot(t, source_id, host, host_len, pid, rank, local_rank);
+		k = i ? &t->keys[i - 1] : NULL;
 		if (k)
 			t->last = k;
 	}

@@ -50,7 +50,6 @@ static int64_t rank_count(struct diagnosis *d, enum diag_stmt_slot slot, const c
 	return n;
 }
 
-/* true if the rank has a collective of its own pending (waiting on others) */
 /* The rank's watchdog timed out in a point-to-point transfer: it was
  * waiting for a peer's send or receive (with no flight recorder to say
  * which, diagnosis_p2p.c cannot follow it). Counted whenever it was seen:
@@ -77,6 +76,7 @@ bool diag_waits_in_transfer(struct diagnosis *d, int rank)
 	return waits_in_transfer_in(d, rank, false);
 }
 
+/* true if the rank has a collective of its own pending (waiting on others) */
 static bool has_pending(struct diagnosis *d, int rank)
 {
 	if (waits_in_transfer_in(d, rank, true))

@@ -428,12 +428,14 @@ void jobs_finish(struct jobs *js)
 	free(js);
 }
 
-/* The CPUs the process may use: its affinity mask, then its cgroup's
- * quota (cgroup v2's cpu.max: "QUOTA PERIOD", or "max"). */
 /* More workers than this wait on the one writer: on a 16-core machine the
  * 1,024-rank job loaded in 3.3 s with 8 and 4.1 s with 16, and 16 held
  * 157 MB against 130 (BENCHMARKS.md). --jobs N goes past it. */
 #define JOBS_DEFAULT_MAX 8
+
+/* The CPUs the process may use: its affinity mask, then its cgroup's
+ * quota (cgroup v2's cpu.max: "QUOTA PERIOD", or "max"), at most
+ * JOBS_DEFAULT_MAX. */
 
 int jobs_default_workers(void)
 {
